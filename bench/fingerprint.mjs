@@ -1,0 +1,83 @@
+// Times workspaceFingerprint on a 10,000-file git repo (and the non-git fallback on the same files).
+// Run: npx tsx bench/fingerprint.mjs [fileCount]
+import { execFileSync } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { inputsFingerprint, workspaceFingerprint } from '../src/evidence/fingerprint.ts'
+
+const fileCount = Number(process.argv[2] ?? 10_000)
+const runs = 5
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: process.platform === 'win32' ? 'NUL' : '/dev/null',
+}
+const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 1 << 28 })
+
+async function time(fn) {
+  const start = performance.now()
+  await fn()
+  return performance.now() - start
+}
+
+async function median(fn) {
+  const times = []
+  for (let i = 0; i < runs; i++) times.push(await time(fn))
+  times.sort((a, b) => a - b)
+  return times[Math.floor(runs / 2)]
+}
+
+const ms = (value) => `${value.toFixed(1)} ms`
+const base = mkdtempSync(join(tmpdir(), 'verify-bench-'))
+try {
+  const root = join(base, 'repo')
+  // 10 × 10 × 100 files: a/b/file, like a mid-sized monorepo's source tree.
+  for (let i = 0; i < fileCount; i++) {
+    const dir = join(root, `pkg${i % 10}`, `dir${Math.floor(i / 10) % 10}`, `sub${Math.floor(i / 100) % 10}`)
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, `file${i}.ts`), `export const value${i} = ${i}\n`)
+  }
+  writeFileSync(join(root, '.gitignore'), 'node_modules/\ndist/\n')
+  git(root, 'init', '-q', '-b', 'main')
+  git(root, 'add', '-A')
+  git(root, 'commit', '-q', '-m', 'initial')
+  for (let i = 0; i < 5; i++) writeFileSync(join(root, 'pkg0', 'dir0', 'sub0', `file${i * 1000}.ts`), `// modified ${i}\n`)
+  for (let i = 0; i < 5; i++) writeFileSync(join(root, `untracked${i}.ts`), `untracked ${i}\n`)
+  mkdirSync(join(root, 'dist'))
+  writeFileSync(join(root, 'dist', 'ignored.js'), 'ignored\n')
+
+  console.log(`repo: ${fileCount} committed files, 5 modified, 5 untracked (${git(root, '--version').trim()}, node ${process.version})`)
+
+  const cold = await time(() => workspaceFingerprint(root))
+  const warm = await median(() => workspaceFingerprint(root))
+  const status = await median(async () => git(root, 'status', '--porcelain'))
+  const info = await workspaceFingerprint(root)
+  const inputs = await median(() => inputsFingerprint(root, ['pkg3/**'], info))
+  console.log(`workspaceFingerprint cold (first call in process): ${ms(cold)}`)
+  console.log(`workspaceFingerprint warm (median of ${runs}):        ${ms(warm)}`)
+  console.log(`  for reference, git status --porcelain (median):   ${ms(status)}`)
+  console.log(`inputsFingerprint ['pkg3/**'] (median of ${runs}):    ${ms(inputs)}`)
+
+  // Worst case for the stat cache: every file's mtime changed since git last wrote the index.
+  const later = new Date(Date.now() + 5_000)
+  for (let i = 0; i < fileCount; i++) {
+    const dir = join(root, `pkg${i % 10}`, `dir${Math.floor(i / 10) % 10}`, `sub${Math.floor(i / 100) % 10}`)
+    utimesSync(join(dir, `file${i}.ts`), later, later)
+  }
+  const stale = await median(() => workspaceFingerprint(root))
+  console.log(`workspaceFingerprint, index stat cache stale for all files (median): ${ms(stale)}`)
+
+  const plain = join(base, 'plain')
+  cpSync(root, plain, { recursive: true, filter: (source) => !source.endsWith('.git') })
+  const plainCold = await time(() => workspaceFingerprint(plain))
+  const plainWarm = await median(() => workspaceFingerprint(plain))
+  console.log(`non-git fallback cold: ${ms(plainCold)}, warm (median of ${runs}): ${ms(plainWarm)}`)
+} finally {
+  rmSync(base, { recursive: true, force: true })
+}

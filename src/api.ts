@@ -1,0 +1,58 @@
+// The seed's entry points as thin, typed wrappers over the engine.
+import { randomUUID } from 'node:crypto'
+import type { CheckDefinition } from './config/define.js'
+import { resolveProtocol } from './config/normalize.js'
+import { checkDigest } from './evidence/digest.js'
+import { inputsFingerprint, workspaceFingerprint } from './evidence/fingerprint.js'
+import { executeCheck } from './runner/run-check.js'
+import type { CheckResult, ResolvedCheck, ResolvedProtocol } from './types.js'
+
+/** A check of the array form: a definition with its id. */
+export type CheckWithId = CheckDefinition & { id: string }
+
+/** Builds a protocol from an array of checks (the seed's form). Throws VerifyConfigError when invalid. */
+export function createProtocol(
+  name: string,
+  description: string,
+  checks: readonly CheckWithId[],
+  strictMode = false,
+  rootDir: string = process.cwd(),
+): ResolvedProtocol {
+  const keyed = Object.fromEntries(checks.map(({ id, ...check }) => [id, check]))
+  return resolveProtocol({ name, description, strictMode, checks: keyed }, { rootDir, source: `protocol "${name}"` })
+}
+
+export interface RunSingleCheckOptions {
+  /** The folder the protocol belongs to, for the check's digest (default: the check's cwd). */
+  rootDir?: string
+  signal?: AbortSignal
+  env?: NodeJS.ProcessEnv
+  /** Folder for the full output log; none by default. */
+  logDir?: string | null
+  graceMs?: number
+  logLimitBytes?: number
+  onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void
+}
+
+/** Runs one check outside a checklist. A manual check comes back `pending_manual`. */
+export async function runSingleCheck(check: ResolvedCheck, options: RunSingleCheckOptions = {}): Promise<CheckResult> {
+  const base = { id: check.id, name: check.name, evidenceType: check.evidenceType, required: check.required }
+  if (check.kind === 'manual') return { ...base, status: 'pending_manual', reason: check.manual ?? null, evidence: null }
+  const rootDir = options.rootDir ?? check.cwd
+  const workspace = await workspaceFingerprint(rootDir)
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(options.env ?? process.env)) {
+    if (value !== undefined && key !== 'VERIFY_SIGNING_KEY') env[key] = value
+  }
+  return executeCheck(check, {
+    runId: randomUUID(),
+    graceMs: options.graceMs ?? 5000,
+    logDir: options.logDir ?? null,
+    logLimitBytes: options.logLimitBytes ?? 50 * 1024 * 1024,
+    fingerprint: check.inputs ? await inputsFingerprint(rootDir, check.inputs, workspace) : workspace.fingerprint,
+    checkDigest: checkDigest(check, rootDir),
+    baseEnv: env,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onOutput ? { onOutput: options.onOutput } : {}),
+  })
+}

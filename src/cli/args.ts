@@ -1,0 +1,38 @@
+// Command-line parsing with node:util parseArgs; every mistake becomes a VerifyUsageError with a clear message.
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { parseDuration } from '../duration.js'
+import { VerifyUsageError } from '../errors.js'
+
+type Options = NonNullable<ParseArgsConfig['options']>
+
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; allowNegative: true; strict: true }>>
+
+export function parse<const O extends Options>(command: string, argv: string[], options: O): Parsed<O> {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, allowNegative: true, strict: true })
+  } catch (error) {
+    const text = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    throw new VerifyUsageError(`${text}. Run \`verify ${command} --help\` for the options.`)
+  }
+}
+
+/** `--only a,b --only c` → ['a', 'b', 'c']. */
+export function list(values: string | string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined
+  const all = (Array.isArray(values) ? values : [values]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+  return all
+}
+
+export function duration(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const ms = parseDuration(value)
+  if (ms === undefined) throw new VerifyUsageError(`--${flag} expects a duration like "5m", "30s" or milliseconds, got "${value}"`)
+  return ms
+}
+
+export function positiveInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1) throw new VerifyUsageError(`--${flag} expects a whole number of at least 1, got "${value}"`)
+  return n
+}

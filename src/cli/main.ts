@@ -1,0 +1,58 @@
+// The `verify` command line: dispatch to a command, turn known errors into one paragraph and an exit code.
+import { VerifyConfigError, VerifyError } from '../errors.js'
+import { TOOL } from '../version.js'
+import { ExitCode } from './exit-code.js'
+import { HELP, RUN_HELP } from './help.js'
+import { processIO, type CliIO } from './io.js'
+import { runCommand } from './run.js'
+
+type Command = (argv: string[], io: CliIO) => Promise<number>
+
+const COMMANDS: Record<string, { run: Command; help: string }> = {
+  run: { run: runCommand, help: RUN_HELP },
+}
+
+/** Formats an error for people: what went wrong and every problem found, never a stack trace. */
+export function formatError(error: unknown): string {
+  if (error instanceof VerifyConfigError) {
+    const problems = error.problems.map((p) => `  - ${p}`).join('\n')
+    return `verify: ${error.message}${problems ? `\n${problems}` : ''}\n`
+  }
+  if (error instanceof VerifyError) return `verify: ${error.message}\n`
+  const message = error instanceof Error ? error.message : String(error)
+  return `verify: unexpected error: ${message}\n  (set DEBUG=verify for details)\n`
+}
+
+/** Runs the CLI with the given arguments and returns the exit code. Never exits the process itself. */
+export async function cli(argv: string[], io: CliIO = processIO()): Promise<number> {
+  const [first, ...rest] = argv
+  if (first === '--version' || first === '-v') {
+    io.stdout(`${TOOL.version}\n`)
+    return ExitCode.approved
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    io.stdout(HELP)
+    return ExitCode.approved
+  }
+  const named = first !== undefined && Object.hasOwn(COMMANDS, first)
+  const command = COMMANDS[named ? (first as string) : 'run'] as (typeof COMMANDS)[string]
+  const args = named ? rest : argv
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(command.help)
+    return ExitCode.approved
+  }
+  try {
+    return await command.run(args, io)
+  } catch (error) {
+    io.stderr(formatError(error))
+    if (io.env.DEBUG?.includes('verify') && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`)
+    return ExitCode.usage
+  }
+}
+
+/** The bin's entry. Exits explicitly: a timed-out function check that ignored its signal must not keep verify alive. */
+export async function main(argv: string[]): Promise<void> {
+  const code = await cli(argv)
+  // stdout and stderr are synchronous for files, pipes and terminals on Linux and macOS, so nothing is lost.
+  process.exit(code)
+}

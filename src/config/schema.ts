@@ -1,0 +1,108 @@
+// The one zod schema of the configuration. Types of the DSL are inferred from it; JSON Schema is generated from it.
+import { z } from 'zod'
+import { parseDuration, type Duration } from '../duration.js'
+import type { RunFunction } from '../types.js'
+
+export const CHECK_ID_PATTERN = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/
+
+const DURATION_MESSAGE = 'expected a duration like "5m", "30s", "500ms" or milliseconds'
+
+export const durationSchema = z
+  .custom<Duration>((value) => parseDuration(value) !== undefined, { message: DURATION_MESSAGE })
+  .transform((value) => parseDuration(value) as number)
+
+const patternSchema = z.union([z.string().min(1), z.instanceof(RegExp)])
+
+const runFunctionSchema = z.custom<RunFunction>((value) => typeof value === 'function', {
+  message: 'expected a function `async ({ cwd, signal }) => ({ passed, output })`',
+})
+
+export const testsSchema = z
+  .strictObject({
+    junit: z.string().min(1).optional(),
+    vitestJson: z.string().min(1).optional(),
+    min: z.number().int().min(1).default(1),
+  })
+  .refine((t) => (t.junit === undefined) !== (t.vitestJson === undefined), {
+    message: 'set exactly one of `junit` or `vitestJson` (the report the command writes)',
+  })
+
+export const checkSchema = z
+  .strictObject({
+    /** Ignored in keyed form (the key is the id); used by the array form of `createProtocol`. */
+    id: z.string().optional(),
+    name: z.string().min(1).optional(),
+    description: z.string().optional(),
+    evidenceType: z.string().min(1).optional(),
+    required: z.boolean().optional(),
+    command: z
+      .union([z.string().min(1), z.array(z.string()).min(1, { message: 'an argv command needs at least the program' })])
+      .optional(),
+    run: runFunctionSchema.optional(),
+    manual: z.union([z.boolean(), z.string().min(1)]).optional(),
+    timeout: durationSchema.optional(),
+    dependsOn: z.array(z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    inputs: z.array(z.string().min(1)).min(1).optional(),
+    tests: testsSchema.optional(),
+    retries: z.number().int().min(0).max(10).optional(),
+    expect: z
+      .strictObject({
+        output: patternSchema.optional(),
+        notOutput: patternSchema.optional(),
+      })
+      .optional(),
+  })
+  .superRefine((check, ctx) => {
+    const kinds = [check.command !== undefined, check.run !== undefined, check.manual !== undefined && check.manual !== false]
+    const count = kinds.filter(Boolean).length
+    if (count !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          count === 0
+            ? 'a check needs exactly one of `command`, `run` or `manual`'
+            : 'a check takes only one of `command`, `run` or `manual`',
+      })
+    }
+  })
+
+/** A check: a shell command string, a check object, or `false` to remove an inherited check. */
+export const checkEntrySchema = z.union([z.string().min(1), checkSchema, z.literal(false)])
+
+const protocolOptionShape = {
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  strictMode: z.boolean().optional(),
+  parallel: z.boolean().optional(),
+  concurrency: z.number().int().min(1).optional(),
+  failFast: z.boolean().optional(),
+  skipOptional: z.boolean().optional(),
+  timeout: durationSchema.optional(),
+  maxAge: durationSchema.optional(),
+  killGrace: durationSchema.optional(),
+  redact: z.array(patternSchema).optional(),
+  logLimitBytes: z.number().int().positive().optional(),
+}
+
+export const protocolSchema = z.strictObject({
+  ...protocolOptionShape,
+  /** Inside `defineConfig`: the name of another protocol this one builds on. */
+  extends: z.string().min(1).optional(),
+  checks: z.record(z.string(), checkEntrySchema),
+})
+
+/** Options shared by every protocol of a `defineConfig`. */
+export const sharedOptionsSchema = z.strictObject(protocolOptionShape)
+
+export const configSchema = z.strictObject({
+  ...protocolOptionShape,
+  protocols: z.record(z.string(), protocolSchema),
+})
+
+export type CheckSchemaInput = z.input<typeof checkSchema>
+export type CheckSchemaOutput = z.output<typeof checkSchema>
+export type ProtocolSchemaInput = z.input<typeof protocolSchema>
+export type ProtocolSchemaOutput = z.output<typeof protocolSchema>
+export type ConfigSchemaOutput = z.output<typeof configSchema>

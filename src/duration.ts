@@ -1,0 +1,30 @@
+// Durations in the config: milliseconds as a number, or a string such as '500ms', '10s', '5m', '1h', '1.5m'.
+
+export type DurationUnit = 'ms' | 's' | 'm' | 'h' | 'd'
+export type Duration = number | `${number}${DurationUnit}` | `${number} ${DurationUnit}`
+
+const UNIT_MS: Record<DurationUnit, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+const PATTERN = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/
+
+/** Parses a duration to milliseconds; undefined when it is not one. */
+export function parseDuration(value: unknown): number | undefined {
+  if (typeof value === 'number') {
+    return Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined
+  }
+  if (typeof value !== 'string') return undefined
+  const match = PATTERN.exec(value)
+  if (!match) {
+    // A bare number in a string ('3000') reads as milliseconds, as on the command line.
+    return /^\s*\d+\s*$/.test(value) ? Number(value) : undefined
+  }
+  return Math.round(Number(match[1]) * UNIT_MS[match[2] as DurationUnit])
+}
+
+/** Formats milliseconds for people: 850ms, 2.4s, 3m 05s. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)}s`
+  const minutes = Math.floor(ms / 60_000)
+  const seconds = Math.floor((ms % 60_000) / 1000)
+  return `${minutes}m ${String(seconds).padStart(2, '0')}s`
+}

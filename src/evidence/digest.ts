@@ -1,0 +1,38 @@
+// Digests that bind evidence to the definition it ran under: a weakened or edited check invalidates its evidence.
+import { relative } from 'node:path'
+import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
+import { canonicalJson, sha256 } from './canonical.js'
+
+/** What a check proves: its type, what it runs and how its result is judged. Names and timeouts are left out. */
+export function checkDigest(check: ResolvedCheck, rootDir: string): string {
+  return sha256(
+    canonicalJson({
+      evidenceType: check.evidenceType,
+      kind: check.kind,
+      command: check.command,
+      run: check.run,
+      manual: check.manual,
+      cwd: relative(rootDir, check.cwd) || '.',
+      env: check.env,
+      inputs: check.inputs,
+      tests: check.tests,
+      expect: check.expect,
+    }),
+  )
+}
+
+/** The protocol as a contract: its checks, which are required, and strictness. */
+export function protocolDigest(protocol: ResolvedProtocol): string {
+  return sha256(
+    canonicalJson({
+      name: protocol.name,
+      strictMode: protocol.strictMode,
+      checks: protocol.checks.map((check) => ({
+        id: check.id,
+        required: check.required,
+        dependsOn: check.dependsOn,
+        digest: checkDigest(check, protocol.rootDir),
+      })),
+    }),
+  )
+}

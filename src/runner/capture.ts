@@ -1,0 +1,282 @@
+import { createHash } from 'node:crypto'
+import { mkdirSync, createWriteStream } from 'node:fs'
+import type { WriteStream } from 'node:fs'
+import { once } from 'node:events'
+import { dirname } from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
+import type { OutputRecord } from '../types.js'
+import { incompleteEscapeStart, stripAnsi } from './ansi.js'
+
+export type OutputStream = 'stdout' | 'stderr'
+
+export interface OutputCaptureOptions {
+  /** Bytes of the start of the output kept in the record (default 16 KiB). */
+  headBytes?: number
+  /** Bytes of the end of the output kept in the record (default 48 KiB). */
+  tailBytes?: number
+  /** File that receives the whole output, ANSI stripped; parent folders are created. */
+  logFile?: string
+  /** Cap of the log file (default 50 MiB). */
+  logLimitBytes?: number
+  /** Applied to decoded text before it is stored, logged or shown (e.g. secret masking). */
+  transform?: ((text: string) => string) | undefined
+  /** Live view: decoded text with ANSI kept, `transform` applied. */
+  onText?: ((text: string, stream: OutputStream) => void) | undefined
+}
+
+// With a transform, text is held back to the end of a line so a secret split across chunks is still
+// seen whole; a line longer than this is let through anyway to keep memory bounded.
+const LINE_CARRY_MAX = 8 * 1024
+// Above this much queued log data `write()` asks the producer to pause until `drained()`.
+const LOG_HIGH_WATER = 1024 * 1024
+// A producer that ignores that and outruns the disk this far loses the rest of the log, not memory.
+const LOG_BACKLOG_MAX = 8 * 1024 * 1024
+// Tail pieces smaller than this are merged so the tail is a handful of strings, not thousands.
+const TAIL_MERGE_BYTES = 8 * 1024
+
+interface StreamState {
+  decoder: StringDecoder
+  carry: string
+}
+
+/** Collects a child's combined stdout/stderr in bounded memory: head, tail, byte count, SHA-256 and a log. */
+export class OutputCapture {
+  onText: ((text: string, stream: OutputStream) => void) | undefined
+  /** Why the log file could not be written, if it could not. */
+  logError: Error | null = null
+
+  readonly #headBytes: number
+  readonly #tailBytes: number
+  readonly #logLimit: number
+  readonly #transform: ((text: string) => string) | undefined
+  readonly #hash = createHash('sha256')
+  readonly #streams: Record<OutputStream, StreamState> = {
+    stdout: { decoder: new StringDecoder('utf8'), carry: '' },
+    stderr: { decoder: new StringDecoder('utf8'), carry: '' },
+  }
+  #bytes = 0
+  #head = ''
+  #headUsed = 0
+  #headClosed = false
+  #tail: { text: string; bytes: number }[] = []
+  #tailUsed = 0
+  #storedBytes = 0
+  #log: WriteStream | null = null
+  // A log ended early (cap reached) that finish() must still wait for.
+  #closing: WriteStream | null = null
+  #logged = 0
+  #finished: Promise<OutputRecord> | null = null
+
+  constructor(options: OutputCaptureOptions = {}) {
+    this.#headBytes = options.headBytes ?? 16 * 1024
+    this.#tailBytes = options.tailBytes ?? 48 * 1024
+    this.#logLimit = options.logLimitBytes ?? 50 * 1024 * 1024
+    this.#transform = options.transform
+    this.onText = options.onText
+    if (options.logFile !== undefined) this.#openLog(options.logFile)
+  }
+
+  /**
+   * Feeds one raw chunk; synchronous and bounded in memory whatever the total size.
+   * Returns false when the log file lags behind: pausing the source until `drained()` keeps the log whole.
+   */
+  write(chunk: Buffer, stream: OutputStream): boolean {
+    if (this.#finished) return true
+    this.#bytes += chunk.length
+    this.#hash.update(chunk)
+    const state = this.#streams[stream]
+    this.#take(state.carry + state.decoder.write(chunk), stream, false)
+    return !this.#log || this.#log.writableLength < LOG_HIGH_WATER
+  }
+
+  /** Resolves once the log has caught up (at once when it has, or when there is no log). */
+  drained(): Promise<void> {
+    const log = this.#log
+    if (!log || log.destroyed || log.writableLength < LOG_HIGH_WATER) return Promise.resolve()
+    return new Promise((resolve) => {
+      const done = (): void => {
+        log.off('drain', done).off('close', done)
+        resolve()
+      }
+      log.on('drain', done).on('close', done)
+    })
+  }
+
+  /** Flushes the decoders and the log; resolves with the record for the evidence. */
+  finish(): Promise<OutputRecord> {
+    this.#finished ??= this.#finish()
+    return this.#finished
+  }
+
+  async #finish(): Promise<OutputRecord> {
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const state = this.#streams[stream]
+      this.#take(state.carry + state.decoder.end(), stream, true)
+    }
+    const record = this.#record()
+    await this.#closeLog()
+    return record
+  }
+
+  // Splits off what can be released now and keeps the rest as the stream's carry.
+  #take(text: string, stream: OutputStream, final: boolean): void {
+    const state = this.#streams[stream]
+    let cut = text.length
+    if (!final) {
+      if (this.#transform) {
+        const lineEnd = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'))
+        if (text.length - (lineEnd + 1) <= LINE_CARRY_MAX) cut = lineEnd + 1
+      }
+      if (cut === text.length) {
+        const partial = incompleteEscapeStart(text)
+        if (partial >= 0) cut = partial
+      }
+    }
+    state.carry = text.slice(cut)
+    if (cut > 0) this.#release(text.slice(0, cut), stream)
+  }
+
+  #release(text: string, stream: OutputStream): void {
+    const transform = this.#transform
+    const live = this.onText && transform ? transform(text) : text
+    this.onText?.(live, stream)
+    // Strip before masking so a secret with escapes inside it is still recognised.
+    const stripped = stripAnsi(text)
+    const stored = stripped === text && live !== text ? live : transform ? transform(stripped) : stripped
+    if (stored.length === 0) return
+    const bytes = Buffer.byteLength(stored, 'utf8')
+    this.#storedBytes += bytes
+    this.#writeLog(stored, bytes)
+    this.#store(stored, bytes)
+  }
+
+  #store(text: string, bytes: number): void {
+    if (!this.#headClosed) {
+      const room = this.#headBytes - this.#headUsed
+      if (bytes <= room) {
+        this.#head += text
+        this.#headUsed += bytes
+        return
+      }
+      const first = utf8Prefix(text, room)
+      const firstBytes = Buffer.byteLength(first, 'utf8')
+      this.#head += first
+      this.#headUsed += firstBytes
+      // Closed even when a character did not quite fit: the rest goes to the tail, in order.
+      this.#headClosed = true
+      text = text.slice(first.length)
+      bytes -= firstBytes
+      if (bytes === 0) return
+    }
+    if (bytes > this.#tailBytes) {
+      text = utf8Suffix(text, this.#tailBytes)
+      bytes = Buffer.byteLength(text, 'utf8')
+      this.#tail = []
+      this.#tailUsed = 0
+    }
+    const last = this.#tail.at(-1)
+    if (last && last.bytes + bytes <= TAIL_MERGE_BYTES) {
+      last.text += text
+      last.bytes += bytes
+    } else {
+      this.#tail.push({ text, bytes })
+    }
+    this.#tailUsed += bytes
+    // Drop whole pieces that are no longer needed to cover the tail.
+    let first = this.#tail[0]
+    while (first && this.#tailUsed - first.bytes >= this.#tailBytes) {
+      this.#tail.shift()
+      this.#tailUsed -= first.bytes
+      first = this.#tail[0]
+    }
+  }
+
+  #record(): OutputRecord {
+    let tail = this.#tail.map((piece) => piece.text).join('')
+    if (this.#tailUsed > this.#tailBytes) tail = utf8Suffix(tail, this.#tailBytes)
+    const kept = this.#headUsed + Buffer.byteLength(tail, 'utf8')
+    const omitted = Math.max(0, this.#storedBytes - kept)
+    const head = this.#head
+    const text = omitted > 0 ? `${head}\n[… ${omitted} bytes omitted …]\n${tail}` : head + tail
+    return { text, bytes: this.#bytes, truncated: omitted > 0, sha256: this.#hash.digest('hex') }
+  }
+
+  #openLog(file: string): void {
+    try {
+      mkdirSync(dirname(file), { recursive: true })
+      const log = createWriteStream(file)
+      log.on('error', (error) => {
+        this.logError = error
+        this.#log = null
+      })
+      this.#log = log
+    } catch (error) {
+      this.logError = error instanceof Error ? error : new Error(String(error))
+    }
+  }
+
+  #writeLog(text: string, bytes: number): void {
+    const log = this.#log
+    if (!log || log.destroyed) return
+    if (log.writableLength > LOG_BACKLOG_MAX) {
+      this.#stopLog(`\n[… log truncated at ${this.#logged} bytes: the disk could not keep up …]\n`)
+      return
+    }
+    if (this.#logged + bytes <= this.#logLimit) {
+      log.write(text)
+      this.#logged += bytes
+      return
+    }
+    const part = utf8Prefix(text, this.#logLimit - this.#logged)
+    if (part.length > 0) log.write(part)
+    this.#logged += Buffer.byteLength(part, 'utf8')
+    this.#stopLog(`\n[… log truncated at ${this.#logged} bytes …]\n`)
+  }
+
+  // Ends the log with a note; later output is only counted, hashed and kept in the tail.
+  #stopLog(note: string): void {
+    const log = this.#log
+    this.#log = null
+    if (!log) return
+    log.end(note)
+    this.#closing = log
+  }
+
+  async #closeLog(): Promise<void> {
+    const log = this.#log ?? this.#closing
+    this.#log = null
+    if (!log || log.closed) return
+    const closed = once(log, 'close')
+    if (!log.writableEnded) log.end()
+    // A failed log is reported through `logError`; it never fails the capture.
+    await closed.catch(() => undefined)
+  }
+}
+
+/** The last `n` lines of `text`, without a trailing empty line. */
+export function tailLines(text: string, n: number): string[] {
+  if (n <= 0 || text.length === 0) return []
+  const lines = text.split(/\r?\n/)
+  if (lines.at(-1) === '') lines.pop()
+  return lines.slice(-n)
+}
+
+// Longest prefix of `text` that fits in `maxBytes` of UTF-8 without splitting a character.
+function utf8Prefix(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return ''
+  const buf = Buffer.from(text, 'utf8')
+  if (buf.length <= maxBytes) return text
+  let end = maxBytes
+  while (end > 0 && ((buf[end] ?? 0) & 0xc0) === 0x80) end--
+  return buf.toString('utf8', 0, end)
+}
+
+// Longest suffix of `text` that fits in `maxBytes` of UTF-8 without splitting a character.
+function utf8Suffix(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return ''
+  const buf = Buffer.from(text, 'utf8')
+  if (buf.length <= maxBytes) return text
+  let start = buf.length - maxBytes
+  while (start < buf.length && ((buf[start] ?? 0) & 0xc0) === 0x80) start++
+  return buf.toString('utf8', start)
+}

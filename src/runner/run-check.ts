@@ -1,0 +1,126 @@
+// Runs one check of any kind and turns what happened into a CheckResult with its evidence.
+import { join } from 'node:path'
+import type { CheckResult, CheckStatus, Evidence, OutputRecord, ResolvedCheck } from '../types.js'
+import { formatDuration } from '../duration.js'
+import { OutputCapture } from './capture.js'
+import { runFunctionCheck } from './function-check.js'
+import { spawnSupervised, type SpawnResult } from './spawn.js'
+import { readTestReport } from './test-report.js'
+
+export interface CheckRunContext {
+  runId: string
+  graceMs: number
+  /** Folder of full output logs; null writes none. */
+  logDir: string | null
+  logLimitBytes: number
+  /** The fingerprint this check's evidence is bound to (workspace, or its inputs). */
+  fingerprint: string
+  checkDigest: string
+  /** Environment of every check before its own `env` (already without secrets that must not leak). */
+  baseEnv: Record<string, string>
+  signal?: AbortSignal
+  /** Masks secrets in text before it is stored or shown. */
+  transform?: (text: string) => string
+  onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void
+  now?: () => Date
+}
+
+interface Attempt {
+  status: CheckStatus
+  reason: string | null
+  spawn: SpawnResult & { metadata?: Record<string, unknown> }
+  output: OutputRecord
+  tests?: Evidence['tests']
+}
+
+function commandText(check: ResolvedCheck): string | null {
+  if (check.command === undefined) return null
+  return typeof check.command === 'string' ? check.command : check.command.map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ')
+}
+
+function matches(pattern: RegExp | string, text: string): boolean {
+  return typeof pattern === 'string' ? text.includes(pattern) : new RegExp(pattern.source, pattern.flags.replace('g', '')).test(text)
+}
+
+/** Judges what a finished command or function produced. */
+function judge(check: ResolvedCheck, spawn: SpawnResult, shell: boolean): { status: CheckStatus; reason: string | null } {
+  if (spawn.error) return { status: 'error', reason: spawn.error }
+  if (spawn.timedOut) return { status: 'timed_out', reason: `timed out after ${formatDuration(check.timeoutMs)}; its process group was killed` }
+  if (spawn.cancelled) return { status: 'cancelled', reason: 'cancelled while running' }
+  if (shell && spawn.exitCode === 127) return { status: 'error', reason: 'the shell could not find the command (exit code 127)' }
+  if (spawn.exitCode === 0) return { status: 'passed', reason: null }
+  if (check.kind === 'function') return { status: 'failed', reason: 'the function returned passed: false' }
+  if (spawn.signal) return { status: 'failed', reason: `killed by ${spawn.signal}` }
+  return { status: 'failed', reason: `exit code ${spawn.exitCode}` }
+}
+
+async function attemptOnce(check: ResolvedCheck, ctx: CheckRunContext, attempt: number): Promise<Attempt> {
+  const startedAt = Date.now()
+  const suffix = attempt > 1 ? `.attempt-${attempt}` : ''
+  const capture = new OutputCapture({
+    logFile: ctx.logDir ? join(ctx.logDir, `${check.id}${suffix}.log`) : undefined,
+    logLimitBytes: ctx.logLimitBytes,
+    transform: ctx.transform,
+    onText: ctx.onOutput,
+  })
+  const env = { ...ctx.baseEnv, ...check.env, VERIFY_CHECK_ID: check.id, VERIFY_RUN_ID: ctx.runId }
+  const spawn =
+    check.kind === 'command'
+      ? await spawnSupervised({ command: check.command as string | string[], cwd: check.cwd, env, timeoutMs: check.timeoutMs, graceMs: ctx.graceMs, signal: ctx.signal, capture })
+      : await runFunctionCheck(check, { cwd: check.cwd, env, runId: ctx.runId, signal: ctx.signal, capture })
+  const output = await capture.finish()
+  let { status, reason } = judge(check, spawn, typeof check.command === 'string')
+  let tests: Evidence['tests']
+  if (status === 'passed' && check.tests) {
+    const report = await readTestReport(check.tests, check.cwd, startedAt)
+    tests = report.counts
+    if (!report.ok) ({ status, reason } = { status: 'failed', reason: report.reason })
+  }
+  if (status === 'passed' && check.expect?.output !== undefined && !matches(check.expect.output, output.text)) {
+    ;({ status, reason } = { status: 'failed', reason: `its output does not match the expected ${String(check.expect.output)}` })
+  }
+  if (status === 'passed' && check.expect?.notOutput !== undefined && matches(check.expect.notOutput, output.text)) {
+    ;({ status, reason } = { status: 'failed', reason: `its output matches the forbidden ${String(check.expect.notOutput)}` })
+  }
+  return { status, reason, spawn, output, ...(tests ? { tests } : {}) }
+}
+
+/** Runs a command or function check with its retries. Manual checks are not run here. */
+export async function executeCheck(check: ResolvedCheck, ctx: CheckRunContext): Promise<CheckResult> {
+  const now = ctx.now ?? (() => new Date())
+  let result = await attemptOnce(check, ctx, 1)
+  let attempts = 1
+  while ((result.status === 'failed' || result.status === 'timed_out') && attempts <= check.retries && !ctx.signal?.aborted) {
+    attempts++
+    result = await attemptOnce(check, ctx, attempts)
+  }
+  const evidence: Evidence = {
+    type: check.evidenceType,
+    passed: result.status === 'passed',
+    command: commandText(check),
+    exitCode: check.kind === 'command' ? result.spawn.exitCode : null,
+    signal: result.spawn.signal,
+    timedOut: result.spawn.timedOut,
+    durationMs: result.spawn.durationMs,
+    timestamp: now().toISOString(),
+    fingerprint: ctx.fingerprint,
+    checkDigest: ctx.checkDigest,
+    output: result.output,
+    error: result.status === 'error' ? result.reason : null,
+    metadata: result.spawn.metadata ?? {},
+  }
+  if (result.tests) evidence.tests = result.tests
+  if (attempts > 1) {
+    evidence.attempts = attempts
+    evidence.flaky = result.status === 'passed'
+  }
+  return {
+    id: check.id,
+    name: check.name,
+    evidenceType: check.evidenceType,
+    required: check.required,
+    status: result.status,
+    reason: result.reason,
+    evidence,
+  }
+}

@@ -1,0 +1,179 @@
+// Runs a checklist: dependencies first, up to `concurrency` at once, fail-fast and interruption by cancellation.
+import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import type { Reporter } from '../reporters/types.js'
+import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary, WorkspaceInfo } from '../types.js'
+import { checkDigest } from '../evidence/digest.js'
+import { inputsFingerprint, workspaceFingerprint } from '../evidence/fingerprint.js'
+import { summarize } from '../verdict/summary.js'
+import { isFailing } from '../verdict/verdict.js'
+import { executeCheck } from './run-check.js'
+
+export interface RunOptions {
+  /** Aborting it (e.g. on SIGINT) cancels running and unstarted checks. */
+  signal?: AbortSignal
+  reporter?: Reporter
+  /** One at a time, in declaration order (dependencies still first). */
+  sequential?: boolean
+  /** Run only these ids (and what they depend on). */
+  only?: readonly string[]
+  /** Leave these ids out. */
+  skip?: readonly string[]
+  /** Folder of full output logs; null writes none. Default `<rootDir>/.verify/logs`. */
+  logDir?: string | null
+  /** The environment checks inherit. Default `process.env`. */
+  env?: NodeJS.ProcessEnv
+  /** Masks secrets in all captured text. */
+  transform?: (text: string) => string
+  /** The workspace to bind evidence to; computed when omitted. */
+  workspace?: WorkspaceInfo
+  now?: () => Date
+}
+
+/** Variables never handed to a check. */
+const WITHHELD_ENV = ['VERIFY_SIGNING_KEY']
+
+/** A fresh checklist: every check pending, nothing run. */
+export function createChecklist(protocol: ResolvedProtocol): Checklist {
+  return {
+    protocol,
+    runId: randomUUID(),
+    startedAt: null,
+    finishedAt: null,
+    workspace: null,
+    results: protocol.checks.map((check) => ({
+      id: check.id,
+      name: check.name,
+      evidenceType: check.evidenceType,
+      required: check.required,
+      status: 'pending',
+      reason: null,
+      evidence: null,
+    })),
+  }
+}
+
+/** Ids selected by --only (with their dependencies, transitively) minus --skip. */
+export function selectChecks(checks: readonly ResolvedCheck[], only?: readonly string[], skip?: readonly string[]): Set<string> {
+  const byId = new Map(checks.map((c) => [c.id, c]))
+  const selected = new Set<string>()
+  const add = (id: string) => {
+    if (selected.has(id)) return
+    selected.add(id)
+    for (const dep of byId.get(id)?.dependsOn ?? []) add(dep)
+  }
+  for (const check of checks) if (!only || only.length === 0 || only.includes(check.id)) add(check.id)
+  for (const id of skip ?? []) selected.delete(id)
+  return selected
+}
+
+function baseEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && !WITHHELD_ENV.includes(key)) out[key] = value
+  }
+  return out
+}
+
+/** Runs every check of the checklist; returns its summary. The checklist's results are updated in place. */
+export async function runVerification(checklist: Checklist, options: RunOptions = {}): Promise<Summary> {
+  const { protocol } = checklist
+  const reporter = options.reporter ?? {}
+  const now = options.now ?? (() => new Date())
+  checklist.startedAt = now().toISOString()
+  const workspace = options.workspace ?? (await workspaceFingerprint(protocol.rootDir))
+  checklist.workspace = workspace
+  const logDir = options.logDir === undefined ? join(protocol.rootDir, '.verify', 'logs') : options.logDir
+  const baseEnv = baseEnvironment(options.env ?? process.env)
+  const results = new Map(checklist.results.map((r) => [r.id, r]))
+  const selected = selectChecks(protocol.checks, options.only, options.skip)
+  const limit = options.sequential || !protocol.parallel ? 1 : Math.max(1, protocol.concurrency)
+
+  // One controller stops everything: fail-fast or the caller's signal.
+  const stopAll = new AbortController()
+  let stopReason: string | null = null
+  const onOuterAbort = () => {
+    stopReason ??= `interrupted${typeof options.signal?.reason === 'string' ? ` by ${options.signal.reason}` : ''}`
+    stopAll.abort()
+  }
+  if (options.signal?.aborted) onOuterAbort()
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true })
+
+  await reporter.onRunStart?.(checklist)
+
+  const settle = (check: ResolvedCheck, patch: Partial<CheckResult>) => {
+    const result = results.get(check.id) as CheckResult
+    Object.assign(result, patch)
+    reporter.onCheckEnd?.(check, result)
+  }
+  for (const check of protocol.checks) {
+    if (!selected.has(check.id)) settle(check, { status: 'skipped', reason: options.skip?.includes(check.id) ? 'left out with --skip' : 'not selected with --only' })
+    else if (protocol.skipOptional && !check.required) settle(check, { status: 'skipped', reason: 'optional check skipped (skipOptional)' })
+    else if (check.kind === 'manual') settle(check, { status: 'pending_manual', reason: check.manual ?? null })
+  }
+
+  const running = new Set<Promise<void>>()
+  const start = (check: ResolvedCheck) => {
+    const result = results.get(check.id) as CheckResult
+    result.status = 'running'
+    reporter.onCheckStart?.(check, result)
+    const task = (async () => {
+      const fingerprint = check.inputs ? await inputsFingerprint(protocol.rootDir, check.inputs, workspace) : workspace.fingerprint
+      const outcome = await executeCheck(check, {
+        runId: checklist.runId,
+        graceMs: protocol.graceMs,
+        logDir,
+        logLimitBytes: protocol.logLimitBytes,
+        fingerprint,
+        checkDigest: checkDigest(check, protocol.rootDir),
+        baseEnv,
+        signal: stopAll.signal,
+        transform: options.transform,
+        onOutput: reporter.onCheckOutput ? (chunk, stream) => reporter.onCheckOutput?.(check, chunk, stream) : undefined,
+        now,
+      })
+      if (outcome.status === 'cancelled' && stopReason) outcome.reason = stopReason
+      settle(check, outcome)
+      if (protocol.failFast && check.required && isFailing(outcome.status) && !stopAll.signal.aborted) {
+        stopReason = `cancelled by fail-fast: "${check.id}" ${outcome.status.replace('_', ' ')}`
+        stopAll.abort()
+      }
+    })()
+    const tracked = task.finally(() => running.delete(tracked))
+    running.add(tracked)
+  }
+
+  for (;;) {
+    let waiting = 0
+    for (const check of protocol.checks) {
+      const result = results.get(check.id) as CheckResult
+      if (result.status !== 'pending') continue
+      if (stopAll.signal.aborted) {
+        settle(check, { status: 'cancelled', reason: stopReason })
+        continue
+      }
+      const blocker = check.dependsOn.map((id) => results.get(id) as CheckResult).find((dep) => dep.status !== 'pending' && dep.status !== 'running' && dep.status !== 'passed')
+      if (blocker) {
+        settle(check, { status: 'skipped', reason: `its dependency "${blocker.id}" did not pass (${blocker.status.replace('_', ' ')})` })
+        continue
+      }
+      const ready = check.dependsOn.every((id) => results.get(id)?.status === 'passed')
+      if (ready && running.size < limit) start(check)
+      else waiting++
+      // Sequential runs keep declaration order: nothing overtakes a check that waits for its turn.
+      if (limit === 1 && running.size > 0) break
+    }
+    if (running.size === 0) {
+      if (waiting === 0) break
+      // Cannot happen with a validated protocol (no cycles, no unknown ids); guard against an endless loop.
+      for (const check of protocol.checks) {
+        if (results.get(check.id)?.status === 'pending') settle(check, { status: 'skipped', reason: 'its dependencies can never run' })
+      }
+      break
+    }
+    await Promise.race(running)
+  }
+  options.signal?.removeEventListener('abort', onOuterAbort)
+  checklist.finishedAt = now().toISOString()
+  return summarize(checklist.results, protocol.strictMode, { interrupted: options.signal?.aborted ?? false })
+}

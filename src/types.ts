@@ -1,0 +1,193 @@
+// Runtime shapes shared by the runner, the evidence store, the verdict and the reporters.
+// The user-facing config types are inferred from the zod schema in `config/schema.ts`.
+
+export type CheckKind = 'command' | 'function' | 'manual'
+
+/** `pending` and `running` exist only while a run is under way; a written evidence file never holds them. */
+export type CheckStatus =
+  | 'pending'
+  | 'running'
+  | 'passed'
+  | 'failed'
+  | 'timed_out'
+  | 'error'
+  | 'cancelled'
+  | 'skipped'
+  | 'pending_manual'
+  | 'stale'
+
+export type Verdict = 'approved' | 'rejected' | 'incomplete'
+
+/** What a `run` function check receives. */
+export interface CheckContext {
+  /** The folder the check runs in (absolute). */
+  cwd: string
+  /** Aborted when the check times out or the run is cancelled. */
+  signal: AbortSignal
+  /** The check's id. */
+  checkId: string
+  /** The id of this verification run. */
+  runId: string
+  /** The environment the check would get as a command (secrets like VERIFY_SIGNING_KEY removed). */
+  env: Record<string, string>
+}
+
+/** What a `run` function check returns (or `true` / `false`). */
+export interface FunctionCheckResult {
+  passed: boolean
+  output?: string
+  metadata?: Record<string, unknown>
+}
+
+export type RunFunction = (context: CheckContext) => Promise<FunctionCheckResult | boolean> | FunctionCheckResult | boolean
+
+export interface TestsSpec {
+  junit?: string
+  vitestJson?: string
+  min: number
+}
+
+export interface ExpectSpec {
+  output?: RegExp | string
+  notOutput?: RegExp | string
+}
+
+/** A check after validation and defaults: what the engine runs. */
+export interface ResolvedCheck {
+  id: string
+  name: string
+  description?: string
+  evidenceType: string
+  required: boolean
+  kind: CheckKind
+  command?: string | string[]
+  run?: RunFunction
+  /** Instructions for a manual check. */
+  manual?: string
+  timeoutMs: number
+  dependsOn: string[]
+  /** Absolute folder the check runs in. */
+  cwd: string
+  env: Record<string, string>
+  inputs?: string[]
+  tests?: TestsSpec
+  retries: number
+  expect?: ExpectSpec
+}
+
+/** A protocol after validation and defaults. */
+export interface ResolvedProtocol {
+  name: string
+  description?: string
+  strictMode: boolean
+  parallel: boolean
+  concurrency: number
+  failFast: boolean
+  skipOptional: boolean
+  timeoutMs: number
+  maxAgeMs: number
+  /** Time between SIGTERM and SIGKILL to a timed-out check's process group. */
+  graceMs: number
+  /** Folder the config lives in: the default cwd of every check. */
+  rootDir: string
+  /** Patterns whose matches are masked in everything written or printed. */
+  redact: (string | RegExp)[]
+  /** Cap of each check's full log file, in bytes. */
+  logLimitBytes: number
+  checks: ResolvedCheck[]
+}
+
+export interface OutputRecord {
+  /** Head and tail of the combined output, ANSI stripped, with an omission marker when truncated. */
+  text: string
+  /** Total bytes the check printed (stdout + stderr, raw). */
+  bytes: number
+  truncated: boolean
+  /** SHA-256 (hex) of the raw bytes printed, in arrival order. */
+  sha256: string
+}
+
+export interface TestCounts {
+  passed: number
+  failed: number
+  skipped: number
+}
+
+export interface Evidence {
+  type: string
+  passed: boolean
+  command: string | null
+  exitCode: number | null
+  signal: string | null
+  timedOut: boolean
+  durationMs: number
+  /** ISO 8601 time the check finished. */
+  timestamp: string
+  fingerprint: string
+  checkDigest: string
+  output: OutputRecord
+  error: string | null
+  tests?: TestCounts
+  /** Runs it took: more than 1 when `retries` were used. */
+  attempts?: number
+  /** Passed only on a retry. */
+  flaky?: boolean
+  /** Carried from an earlier run because it was still valid. */
+  reused?: boolean
+  approval?: { by: string; note: string | null }
+  metadata: Record<string, unknown>
+}
+
+/** One check's state in a run. */
+export interface CheckResult {
+  id: string
+  name: string
+  evidenceType: string
+  required: boolean
+  status: CheckStatus
+  /** Why it is skipped / cancelled / stale / error / failed, in words. */
+  reason: string | null
+  evidence: Evidence | null
+}
+
+export interface WorkspaceInfo {
+  fingerprint: string
+  git: { head: string | null; tree: string; dirty: boolean } | null
+}
+
+/** One run's mutable instance of a protocol. */
+export interface Checklist {
+  protocol: ResolvedProtocol
+  runId: string
+  startedAt: string | null
+  finishedAt: string | null
+  workspace: WorkspaceInfo | null
+  results: CheckResult[]
+}
+
+export interface Summary {
+  total: number
+  passed: number
+  failed: number
+  skipped: number
+  pending: number
+  verdict: Verdict
+  issues: string[]
+  recommendations: string[]
+  warnings: string[]
+}
+
+export interface EvidenceFile {
+  schemaVersion: 1
+  tool: { name: string; version: string }
+  protocol: { name: string; digest: string; strictMode: boolean }
+  workspace: WorkspaceInfo
+  runId: string
+  startedAt: string
+  finishedAt: string
+  /** Set when the run was interrupted by a signal. */
+  interrupted?: string
+  checks: CheckResult[]
+  summary: Summary
+  signature?: { alg: 'hmac-sha256'; value: string }
+}

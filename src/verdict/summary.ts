@@ -1,0 +1,79 @@
+// Counts, the verdict, and for each unsatisfied check an issue and a recommendation a person can act on.
+import type { CheckResult, Checklist, Summary } from '../types.js'
+import { computeVerdict, isFailing } from './verdict.js'
+
+export interface SummaryOptions {
+  interrupted?: boolean
+  /** Where full logs are, relative to the project, for recommendations. */
+  logDir?: string
+  /** How users run verify here, for recommendations. */
+  command?: string
+}
+
+function describe(result: CheckResult, options: Required<Pick<SummaryOptions, 'logDir' | 'command'>>): { issue: string; recommendation: string } {
+  const why = result.reason ? ` (${result.reason})` : ''
+  const log = `${options.logDir}/${result.id}.log`
+  switch (result.status) {
+    case 'failed':
+      return { issue: `Check failed: ${result.name}${why}`, recommendation: `Fix what ${log} shows for "${result.id}", then run \`${options.command}\` again` }
+    case 'timed_out':
+      return { issue: `Check timed out: ${result.name}${why}`, recommendation: `Find why "${result.id}" hangs (see ${log}) or raise its \`timeout\`` }
+    case 'error':
+      return { issue: `Check could not run: ${result.name}${why}`, recommendation: `Fix the definition of "${result.id}" in the config or install what it needs` }
+    case 'cancelled':
+      return { issue: `Check cancelled: ${result.name}${why}`, recommendation: `Run \`${options.command}\` again once the failures above are fixed` }
+    case 'skipped':
+      return { issue: `Check skipped: ${result.name}${why}`, recommendation: `Run \`${options.command}\` with "${result.id}" selected once what it waits for passes` }
+    case 'pending_manual':
+      return { issue: `Waiting for approval: ${result.name}${why}`, recommendation: `A person approves it with \`npx verify approve ${result.id} --by <name>\`` }
+    case 'stale':
+      return { issue: `Evidence is no longer valid: ${result.name}${why}`, recommendation: `Run \`${options.command} --only ${result.id}\` to produce fresh evidence` }
+    case 'pending':
+    case 'running':
+      return { issue: `Check did not finish: ${result.name}`, recommendation: `Run \`${options.command}\` again` }
+    case 'passed':
+      return { issue: '', recommendation: '' }
+  }
+}
+
+/** Summarises a checklist's results. Pure: the same results always give the same summary. */
+export function summarize(results: readonly CheckResult[], strictMode: boolean, options: SummaryOptions = {}): Summary {
+  const opts = { logDir: options.logDir ?? '.verify/logs', command: options.command ?? 'npx verify' }
+  const verdict = computeVerdict(results, { strictMode, interrupted: options.interrupted ?? false })
+  const summary: Summary = {
+    total: results.length,
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    pending: 0,
+    verdict,
+    issues: [],
+    recommendations: [],
+    warnings: [],
+  }
+  for (const result of results) {
+    if (result.status === 'passed') summary.passed++
+    else if (isFailing(result.status)) summary.failed++
+    else if (result.status === 'skipped' || result.status === 'cancelled') summary.skipped++
+    else summary.pending++
+    if (result.status === 'passed') continue
+    const { issue, recommendation } = describe(result, opts)
+    // An optional check only warns, unless strictMode makes its failure fatal.
+    if (!result.required && !(strictMode && isFailing(result.status))) {
+      summary.warnings.push(`Optional: ${issue}`)
+      continue
+    }
+    summary.issues.push(issue)
+    if (!summary.recommendations.includes(recommendation)) summary.recommendations.push(recommendation)
+  }
+  if (options.interrupted) summary.issues.unshift('The run was interrupted before every check settled')
+  if (results.length > 0 && summary.passed + summary.failed === 0 && verdict === 'incomplete' && summary.issues.length === 0) {
+    summary.issues.push('No check ran')
+  }
+  return summary
+}
+
+/** The seed's entry point: the summary of a checklist as it stands. */
+export function generateSummary(checklist: Checklist, options: SummaryOptions = {}): Summary {
+  return summarize(checklist.results, checklist.protocol.strictMode, options)
+}

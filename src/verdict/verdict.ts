@@ -1,0 +1,28 @@
+// The verdict, in one place, by one rule (SPEC §6.2). Everything else asks this function.
+import type { CheckResult, CheckStatus, Verdict } from '../types.js'
+
+const FAILING: ReadonlySet<CheckStatus> = new Set(['failed', 'timed_out', 'error'])
+const RAN: ReadonlySet<CheckStatus> = new Set(['passed', 'failed', 'timed_out', 'error'])
+
+export function isFailing(status: CheckStatus): boolean {
+  return FAILING.has(status)
+}
+
+export interface VerdictOptions {
+  strictMode: boolean
+  /** An interrupted run proves nothing either way. */
+  interrupted?: boolean
+}
+
+/**
+ * rejected: a required check failed, timed out or errored (any check, under strictMode);
+ * incomplete: a required check has no valid passing evidence, nothing ran, or the run was interrupted;
+ * approved: otherwise. Optional checks that failed or were skipped only warn.
+ */
+export function computeVerdict(results: readonly Pick<CheckResult, 'status' | 'required'>[], options: VerdictOptions): Verdict {
+  if (options.interrupted) return 'incomplete'
+  if (results.some((r) => isFailing(r.status) && (r.required || options.strictMode))) return 'rejected'
+  if (results.length === 0 || !results.some((r) => RAN.has(r.status))) return 'incomplete'
+  if (results.some((r) => r.required && r.status !== 'passed')) return 'incomplete'
+  return 'approved'
+}

@@ -1,0 +1,296 @@
+import { execFileSync } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { changedFiles, inputsFingerprint, workspaceFingerprint } from '../src/evidence/fingerprint.js'
+
+const posixOnly = process.platform === 'win32' ? it.skip : it
+const temporaryDirs: string[] = []
+
+afterEach(() => {
+  for (const dir of temporaryDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function temporaryDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'verify-fingerprint-'))
+  temporaryDirs.push(dir)
+  return dir
+}
+
+// Identity and config isolation come from the environment, never the user's global config.
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: process.platform === 'win32' ? 'NUL' : '/dev/null',
+  GIT_OPTIONAL_LOCKS: '0',
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8' })
+}
+
+function write(root: string, file: string, content: string): void {
+  mkdirSync(dirname(join(root, file)), { recursive: true })
+  writeFileSync(join(root, file), content)
+}
+
+/** A repo with one commit of `files`. */
+function repo(files: Record<string, string> = { 'src/a.ts': 'export const a = 1\n', 'docs/x.md': '# x\n' }): string {
+  const root = temporaryDir()
+  git(root, 'init', '-q', '-b', 'main')
+  for (const [file, content] of Object.entries(files)) write(root, file, content)
+  git(root, 'add', '-A')
+  git(root, 'commit', '-q', '-m', 'initial')
+  return root
+}
+
+async function fingerprint(root: string): Promise<string> {
+  return (await workspaceFingerprint(root)).fingerprint
+}
+
+describe('workspaceFingerprint in git', () => {
+  it('is stable when nothing changes and reports HEAD, tree and a clean state', async () => {
+    const root = repo()
+    const first = await workspaceFingerprint(root)
+    const second = await workspaceFingerprint(root)
+    expect(second).toEqual(first)
+    expect(first.fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/)
+    expect(first.git).toEqual({
+      head: git(root, 'rev-parse', 'HEAD').trim(),
+      tree: git(root, 'rev-parse', 'HEAD^{tree}').trim(),
+      dirty: false,
+    })
+  })
+
+  it('changes on an edit and marks the workspace dirty', async () => {
+    const root = repo()
+    const before = await fingerprint(root)
+    write(root, 'src/a.ts', 'export const a = 2\n')
+    const after = await workspaceFingerprint(root)
+    expect(after.fingerprint).not.toBe(before)
+    expect(after.git?.dirty).toBe(true)
+  })
+
+  it('changes on a new untracked file', async () => {
+    const root = repo()
+    const before = await fingerprint(root)
+    write(root, 'src/new.ts', 'new\n')
+    expect(await fingerprint(root)).not.toBe(before)
+  })
+
+  it('changes on a delete', async () => {
+    const root = repo()
+    const before = await fingerprint(root)
+    unlinkSync(join(root, 'docs/x.md'))
+    expect(await fingerprint(root)).not.toBe(before)
+  })
+
+  it('changes on a rename', async () => {
+    const root = repo()
+    const before = await fingerprint(root)
+    renameSync(join(root, 'src/a.ts'), join(root, 'src/b.ts'))
+    expect(await fingerprint(root)).not.toBe(before)
+  })
+
+  posixOnly('changes on chmod +x', async () => {
+    const root = repo()
+    const before = await fingerprint(root)
+    chmodSync(join(root, 'src/a.ts'), 0o755)
+    expect(await fingerprint(root)).not.toBe(before)
+  })
+
+  it('changes on a commit that keeps the tree (HEAD is part of it)', async () => {
+    const root = repo()
+    const before = await workspaceFingerprint(root)
+    git(root, 'commit', '-q', '--allow-empty', '-m', 'empty')
+    const after = await workspaceFingerprint(root)
+    expect(after.git?.tree).toBe(before.git?.tree)
+    expect(after.fingerprint).not.toBe(before.fingerprint)
+  })
+
+  it('does not change when an ignored file is touched', async () => {
+    const root = repo({ '.gitignore': 'dist/\n*.log\n', 'src/a.ts': 'a\n' })
+    write(root, 'dist/out.js', 'one')
+    const before = await fingerprint(root)
+    write(root, 'dist/out.js', 'two')
+    write(root, 'debug.log', 'noise')
+    expect(await fingerprint(root)).toBe(before)
+  })
+
+  it('leaves the real index untouched', async () => {
+    const root = repo()
+    write(root, 'src/a.ts', 'edited\n')
+    write(root, 'untracked.txt', 'u\n')
+    const index = readFileSync(join(root, '.git/index'))
+    const status = git(root, 'status', '--porcelain')
+    expect(status).toContain('?? untracked.txt')
+
+    await workspaceFingerprint(root)
+
+    expect(readFileSync(join(root, '.git/index')).equals(index)).toBe(true)
+    expect(git(root, 'status', '--porcelain')).toBe(status)
+    expect(git(root, 'ls-files', '--', 'untracked.txt')).toBe('')
+  })
+
+  it('fingerprints the whole repo from a subfolder', async () => {
+    const root = repo()
+    const fromSubfolder = await workspaceFingerprint(join(root, 'src'))
+    expect(fromSubfolder).toEqual(await workspaceFingerprint(root))
+    write(root, 'docs/x.md', 'changed outside the subfolder\n')
+    expect(await fingerprint(join(root, 'src'))).not.toBe(fromSubfolder.fingerprint)
+  })
+
+  it('works in a repo without commits (and without an index yet)', async () => {
+    const root = temporaryDir()
+    git(root, 'init', '-q', '-b', 'main')
+    write(root, 'a.txt', 'a\n')
+    const first = await workspaceFingerprint(root)
+    expect(first.git).toMatchObject({ head: null, dirty: true })
+    expect(first.git?.tree).toMatch(/^[0-9a-f]{40,64}$/)
+    expect(await fingerprint(root)).toBe(first.fingerprint)
+    write(root, 'a.txt', 'b\n')
+    expect(await fingerprint(root)).not.toBe(first.fingerprint)
+  })
+
+  it('falls back to the files when the project folder is ignored by an enclosing repo', async () => {
+    const home = temporaryDir()
+    git(home, 'init', '-q', '-b', 'main')
+    write(home, '.gitignore', '*\n')
+    write(home, 'project/a.txt', 'a\n')
+    const project = join(home, 'project')
+    const before = await workspaceFingerprint(project)
+    expect(before.git).toBeNull()
+    write(home, 'project/a.txt', 'b\n')
+    expect(await fingerprint(project)).not.toBe(before.fingerprint)
+  })
+})
+
+describe('workspaceFingerprint outside git', () => {
+  function folder(): string {
+    const root = temporaryDir()
+    write(root, 'src/a.ts', 'a\n')
+    write(root, 'README.md', 'readme\n')
+    return root
+  }
+
+  it('reports no git and is stable', async () => {
+    const root = folder()
+    const first = await workspaceFingerprint(root)
+    expect(first.git).toBeNull()
+    expect(await fingerprint(root)).toBe(first.fingerprint)
+  })
+
+  it('changes on an edit, a new file and a delete', async () => {
+    const root = folder()
+    const seen = new Set([await fingerprint(root)])
+    write(root, 'src/a.ts', 'b\n')
+    seen.add(await fingerprint(root))
+    write(root, '.env.example', 'X=1\n')
+    seen.add(await fingerprint(root))
+    unlinkSync(join(root, 'README.md'))
+    seen.add(await fingerprint(root))
+    expect(seen.size).toBe(4)
+  })
+
+  posixOnly('changes on chmod +x and on a symlink retarget, without following links', async () => {
+    const root = folder()
+    symlinkSync('src/a.ts', join(root, 'link'))
+    symlinkSync('/nonexistent/target', join(root, 'dangling'))
+    const before = await fingerprint(root)
+    chmodSync(join(root, 'src/a.ts'), 0o755)
+    const afterChmod = await fingerprint(root)
+    expect(afterChmod).not.toBe(before)
+    unlinkSync(join(root, 'link'))
+    symlinkSync('README.md', join(root, 'link'))
+    expect(await fingerprint(root)).not.toBe(afterChmod)
+  })
+
+  it('ignores node_modules, .git and .verify', async () => {
+    const root = folder()
+    write(root, 'node_modules/dep/index.js', 'one')
+    write(root, '.verify/evidence.json', '{}')
+    const before = await fingerprint(root)
+    write(root, 'node_modules/dep/index.js', 'two')
+    write(root, 'packages/x/node_modules/dep/index.js', 'nested')
+    write(root, '.verify/evidence.json', '{"changed":true}')
+    expect(await fingerprint(root)).toBe(before)
+  })
+})
+
+describe('inputsFingerprint', () => {
+  it('in git, is bound only to the files matching the globs', async () => {
+    const root = repo()
+    const docs = async (): Promise<string> => inputsFingerprint(root, ['docs/**'], await workspaceFingerprint(root))
+    const before = await docs()
+    write(root, 'src/a.ts', 'export const a = 2\n')
+    expect(await docs()).toBe(before)
+    write(root, 'docs/x.md', '# changed\n')
+    expect(await docs()).not.toBe(before)
+  })
+
+  it('in git, sees untracked files and takes globs relative to a subfolder rootDir', async () => {
+    const root = repo({ 'pkg/docs/x.md': 'x\n', 'docs/x.md': 'top\n' })
+    const pkg = join(root, 'pkg')
+    const docs = async (): Promise<string> => inputsFingerprint(pkg, ['docs/**'], await workspaceFingerprint(pkg))
+    const before = await docs()
+    write(root, 'docs/x.md', 'top changed\n')
+    expect(await docs()).toBe(before)
+    write(root, 'pkg/docs/new.md', 'untracked\n')
+    expect(await docs()).not.toBe(before)
+  })
+
+  it('outside git, is bound only to the files matching the globs', async () => {
+    const root = temporaryDir()
+    write(root, 'src/a.ts', 'a\n')
+    write(root, 'docs/x.md', 'x\n')
+    const docs = async (): Promise<string> => inputsFingerprint(root, ['docs/**'], await workspaceFingerprint(root))
+    const before = await docs()
+    write(root, 'src/a.ts', 'b\n')
+    expect(await docs()).toBe(before)
+    write(root, 'docs/x.md', 'y\n')
+    expect(await docs()).not.toBe(before)
+  })
+
+  it('honours negated globs and allows an empty match that still depends on the globs', async () => {
+    const root = repo({ 'docs/x.md': 'x\n', 'docs/generated/y.md': 'y\n' })
+    const workspace = await workspaceFingerprint(root)
+    const globs = ['docs/**', '!docs/generated/**']
+    const before = await inputsFingerprint(root, globs, workspace)
+    write(root, 'docs/generated/y.md', 'regenerated\n')
+    expect(await inputsFingerprint(root, globs, await workspaceFingerprint(root))).toBe(before)
+
+    const none = await inputsFingerprint(root, ['nothing/**'], workspace)
+    expect(none).toMatch(/^sha256:[0-9a-f]{64}$/)
+    expect(await inputsFingerprint(root, ['other/**'], workspace)).not.toBe(none)
+  })
+})
+
+describe('changedFiles', () => {
+  it('lists files that differ between two trees, relative to rootDir', async () => {
+    const root = repo()
+    const before = await workspaceFingerprint(root)
+    write(root, 'src/a.ts', 'export const a = 2\n')
+    write(root, 'src/new.ts', 'new\n')
+    unlinkSync(join(root, 'docs/x.md'))
+    const after = await workspaceFingerprint(root)
+    const from = before.git?.tree ?? ''
+    const to = after.git?.tree ?? ''
+    expect((await changedFiles(root, from, to))?.sort()).toEqual(['docs/x.md', 'src/a.ts', 'src/new.ts'])
+    expect((await changedFiles(join(root, 'src'), from, to))?.sort()).toEqual(['../docs/x.md', 'a.ts', 'new.ts'])
+    expect(await changedFiles(root, from, from)).toEqual([])
+  })
+
+  it('returns null when git cannot tell', async () => {
+    const root = repo()
+    const { git: info } = await workspaceFingerprint(root)
+    const tree = info?.tree ?? ''
+    expect(await changedFiles(root, '--output=/tmp/x', tree)).toBeNull()
+    expect(await changedFiles(root, 'f'.repeat(40), tree)).toBeNull()
+    expect(await changedFiles(temporaryDir(), tree, tree)).toBeNull()
+  })
+})
