@@ -28,18 +28,18 @@ if (!useTime && !existsSync('/proc/self/status')) {
 }
 
 const started = performance.now()
-const { code, signal, peakKiB, method } = useTime ? await withTime() : await withProc()
+const result = useTime ? await withTime() : await withProc()
 const seconds = ((performance.now() - started) / 1000).toFixed(1)
 
 console.log(`command:  ${command.join(' ')}`)
-console.log(`exit:     ${signal ?? code}   wall: ${seconds} s   method: ${method}`)
-if (peakKiB === null) {
+console.log(`exit:     ${result.signal ?? result.code}   wall: ${seconds} s   method: ${result.method}`)
+if (result.peakKiB === null) {
   console.log('peak RSS: unknown (the command ended before it could be measured)')
   process.exit(1)
 }
-const mib = peakKiB / 1024
+const mib = result.peakKiB / 1024
 console.log(`peak RSS: ${mib.toFixed(1)} MiB (target ≤ ${TARGET_MIB} MiB: ${mib <= TARGET_MIB ? 'met' : 'MISSED'})`)
-process.exitCode = code === 0 ? 0 : 1
+process.exitCode = result.code === 0 ? 0 : 1
 
 // Resolves when the child has exited and its stdio is closed.
 function exit(child) {
@@ -83,7 +83,7 @@ async function withProc() {
   }
   // VmHWM is the kernel's own high-water mark, so sampling only has to catch it before exit.
   const timer = setInterval(sample, 20)
-  const result = await exited
+  const outcome = await exited
   clearInterval(timer)
-  return { ...result, peakKiB, method: shell ? '/proc VmHWM (of the shell)' : '/proc VmHWM' }
+  return { ...outcome, peakKiB, method: shell ? '/proc VmHWM (of the shell)' : '/proc VmHWM' }
 }

@@ -170,14 +170,14 @@ describe('workspaceFingerprint in git', () => {
   })
 })
 
-describe('workspaceFingerprint outside git', () => {
-  function folder(): string {
-    const root = temporaryDir()
-    write(root, 'src/a.ts', 'a\n')
-    write(root, 'README.md', 'readme\n')
-    return root
-  }
+function folder(): string {
+  const root = temporaryDir()
+  write(root, 'src/a.ts', 'a\n')
+  write(root, 'README.md', 'readme\n')
+  return root
+}
 
+describe('workspaceFingerprint outside git', () => {
   it('reports no git and is stable', async () => {
     const root = folder()
     const first = await workspaceFingerprint(root)
@@ -280,8 +280,8 @@ describe('changedFiles', () => {
     const after = await workspaceFingerprint(root)
     const from = before.git?.tree ?? ''
     const to = after.git?.tree ?? ''
-    expect((await changedFiles(root, from, to))?.sort()).toEqual(['docs/x.md', 'src/a.ts', 'src/new.ts'])
-    expect((await changedFiles(join(root, 'src'), from, to))?.sort()).toEqual(['../docs/x.md', 'a.ts', 'new.ts'])
+    expect((await changedFiles(root, from, to))?.toSorted()).toEqual(['docs/x.md', 'src/a.ts', 'src/new.ts'])
+    expect((await changedFiles(join(root, 'src'), from, to))?.toSorted()).toEqual(['../docs/x.md', 'a.ts', 'new.ts'])
     expect(await changedFiles(root, from, from)).toEqual([])
   })
 

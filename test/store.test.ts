@@ -80,16 +80,16 @@ describe('writeEvidenceFile / readEvidenceFile', () => {
   })
 })
 
-describe('readEvidenceFile refusals', () => {
-  async function reasonFor(content: string | null): Promise<string> {
-    const path = join(temporaryDir(), 'evidence.json')
-    if (content !== null) writeFileSync(path, content)
-    const result = await readEvidenceFile(path)
-    if (result.ok) throw new Error('expected ok: false')
-    expect(result.reason).not.toContain('\n')
-    return result.reason
-  }
+async function reasonFor(content: string | null): Promise<string> {
+  const path = join(temporaryDir(), 'evidence.json')
+  if (content !== null) writeFileSync(path, content)
+  const result = await readEvidenceFile(path)
+  if (result.ok) throw new Error('expected ok: false')
+  expect(result.reason).not.toContain('\n')
+  return result.reason
+}
 
+describe('readEvidenceFile refusals', () => {
   it('explains a missing file', async () => {
     expect(await reasonFor(null)).toMatch(/^no evidence at .*evidence\.json: run `npx verify` first$/)
   })

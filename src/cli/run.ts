@@ -31,6 +31,9 @@ export const RUN_OPTIONS = {
 
 type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP'
 
+// Last resort: if verify exits for any reason, no check's process group outlives it.
+const killEveryGroup = () => killAllGroups('SIGKILL')
+
 export function useColor(io: CliIO, flag: boolean | undefined): boolean {
   if (flag !== undefined) return flag
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false
@@ -104,8 +107,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     process.on(signal, handler)
     return [signal, handler] as const
   })
-  const onExit = () => killAllGroups('SIGKILL')
-  process.on('exit', onExit)
+  process.on('exit', killEveryGroup)
   try {
     const summary = await runVerification(checklist, {
       signal: controller.signal,
@@ -122,6 +124,6 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     return interrupted ? exitCodeOfSignal(interrupted) : exitCodeOfVerdict(summary.verdict)
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler)
-    process.off('exit', onExit)
+    process.off('exit', killEveryGroup)
   }
 }

@@ -109,7 +109,7 @@ function inheritanceChain(protocols: Protocols, name: string): ProtocolSchemaOut
     chain.push(current)
     current = protocol.extends
   }
-  return chain.map((n) => protocols[n] as ProtocolSchemaOutput).reverse()
+  return chain.map((n) => protocols[n] as ProtocolSchemaOutput).toReversed()
 }
 
 function findCycle(checks: readonly ResolvedCheck[]): string[] | undefined {

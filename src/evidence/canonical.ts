@@ -45,7 +45,7 @@ function serialise(value: unknown, seen: Set<object>): string | undefined {
       return `[${object.map((item) => serialise(item, seen) ?? 'null').join(',')}]`
     }
     const members: string[] = []
-    for (const key of Object.keys(object).sort()) {
+    for (const key of Object.keys(object).toSorted()) {
       const member = serialise(object[key], seen)
       if (member !== undefined) members.push(`${JSON.stringify(key)}:${member}`)
     }

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { createReadStream } from 'node:fs'
-import { copyFile, lstat, mkdtemp, readFile, readdir, readlink, rm, stat, utimes } from 'node:fs/promises'
+import { createReadStream, lstatSync, readFileSync, readlinkSync } from 'node:fs'
+import { copyFile, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { promisify } from 'node:util'
 import picomatch from 'picomatch'
 import type { WorkspaceInfo } from '../types.js'
@@ -15,7 +16,8 @@ const SMALL_OUTPUT = 1024 * 1024
 const LARGE_OUTPUT = 256 * 1024 * 1024
 /** Folders never part of a fingerprint outside git. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git', '.verify'])
-const READ_CONCURRENCY = 16
+/** Longest stretch of synchronous file reading before yielding to the event loop. */
+const SLICE_MS = 10
 const WHOLE_READ_LIMIT = 8 * 1024 * 1024
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
 
@@ -205,10 +207,11 @@ function gitMessage(error: unknown): string {
   return lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? (error as Error).message
 }
 
+const never = (): boolean => false
+
 function inputMatcher(inputs: string[]): (file: string) => boolean {
   const include = inputs.filter((input) => !input.startsWith('!'))
   const exclude = inputs.filter((input) => input.startsWith('!')).map((input) => input.slice(1))
-  const never = (): boolean => false
   const isIncluded = include.length > 0 ? picomatch(include, { dot: true }) : never
   const isExcluded = exclude.length > 0 ? picomatch(exclude, { dot: true }) : never
   return (file) => isIncluded(file) && !isExcluded(file)
@@ -216,18 +219,18 @@ function inputMatcher(inputs: string[]): (file: string) => boolean {
 
 /** Hash of (path, kind/executable bit, content) of the files under rootDir that `include` accepts. */
 async function hashFiles(rootDir: string, include: (file: string) => boolean, header: string): Promise<string> {
-  const files = (await listFiles(rootDir)).filter(include).sort()
-  const descriptions = new Array<string>(files.length)
-  let next = 0
-  const worker = async (): Promise<void> => {
-    while (next < files.length) {
-      const i = next++
-      descriptions[i] = await describeFile(rootDir, files[i] as string)
+  const files = (await listFiles(rootDir)).filter(include).toSorted()
+  const hash = createHash('sha256').update(header)
+  // Small files are read synchronously: fs.promises costs about five thread-pool round trips per
+  // file, which made 10k files ~5x slower. Yielding every few milliseconds keeps the event loop live.
+  let sliceStart = performance.now()
+  for (const file of files) {
+    hash.update(`${file}\0${await describeFile(rootDir, file)}\n`)
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve))
+      sliceStart = performance.now()
     }
   }
-  await Promise.all(Array.from({ length: READ_CONCURRENCY }, worker))
-  const hash = createHash('sha256').update(header)
-  files.forEach((file, i) => hash.update(`${file}\0${descriptions[i]}\n`))
   return `sha256:${hash.digest('hex')}`
 }
 
@@ -261,19 +264,18 @@ async function listFiles(rootDir: string): Promise<string[]> {
 async function describeFile(rootDir: string, file: string): Promise<string> {
   const absolute = path.join(rootDir, file)
   try {
-    const stats = await lstat(absolute)
+    const stats = lstatSync(absolute)
     // A symlink counts by where it points, not by what it points at.
-    if (stats.isSymbolicLink()) return `link\0${sha256(await readlink(absolute))}`
+    if (stats.isSymbolicLink()) return `link\0${sha256(readlinkSync(absolute))}`
     const executable = (stats.mode & 0o111) !== 0 ? 'x' : '-'
-    return `${executable}\0${await contentHash(absolute, stats.size)}`
+    return `${executable}\0${stats.size <= WHOLE_READ_LIMIT ? sha256(readFileSync(absolute)) : await streamHash(absolute)}`
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'deleted'
     throw new Error(`Cannot fingerprint the workspace: cannot read ${absolute}`, { cause: error })
   }
 }
 
-async function contentHash(file: string, size: number): Promise<string> {
-  if (size <= WHOLE_READ_LIMIT) return sha256(await readFile(file))
+async function streamHash(file: string): Promise<string> {
   const hash = createHash('sha256')
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer)
   return `sha256:${hash.digest('hex')}`

@@ -30,17 +30,13 @@ const LINE_CARRY_MAX = 8 * 1024
 // Above this much queued log data `write()` asks the producer to pause until `drained()`.
 const LOG_HIGH_WATER = 1024 * 1024
 // A producer that ignores that and outruns the disk this far loses the rest of the log, not memory.
-const LOG_BACKLOG_MAX = 8 * 1024 * 1024
+const LOG_BACKLOG_MAX = 4 * 1024 * 1024
 // Tail pieces smaller than this are merged so the tail is a handful of strings, not thousands.
 const TAIL_MERGE_BYTES = 8 * 1024
 
-interface StreamState {
-  decoder: StringDecoder
-  carry: string
-}
-
 /** Collects a child's combined stdout/stderr in bounded memory: head, tail, byte count, SHA-256 and a log. */
 export class OutputCapture {
+  /** Live view listener (see the option); may be set after construction. */
   onText: ((text: string, stream: OutputStream) => void) | undefined
   /** Why the log file could not be written, if it could not. */
   logError: Error | null = null
@@ -50,7 +46,7 @@ export class OutputCapture {
   readonly #logLimit: number
   readonly #transform: ((text: string) => string) | undefined
   readonly #hash = createHash('sha256')
-  readonly #streams: Record<OutputStream, StreamState> = {
+  readonly #streams: Record<OutputStream, { decoder: StringDecoder; carry: string }> = {
     stdout: { decoder: new StringDecoder('utf8'), carry: '' },
     stderr: { decoder: new StringDecoder('utf8'), carry: '' },
   }
@@ -61,9 +57,8 @@ export class OutputCapture {
   #tail: { text: string; bytes: number }[] = []
   #tailUsed = 0
   #storedBytes = 0
+  // Kept after the log is ended early (cap reached) so finish() can wait for it to close.
   #log: WriteStream | null = null
-  // A log ended early (cap reached) that finish() must still wait for.
-  #closing: WriteStream | null = null
   #logged = 0
   #finished: Promise<OutputRecord> | null = null
 
@@ -86,13 +81,13 @@ export class OutputCapture {
     this.#hash.update(chunk)
     const state = this.#streams[stream]
     this.#take(state.carry + state.decoder.write(chunk), stream, false)
-    return !this.#log || this.#log.writableLength < LOG_HIGH_WATER
+    return !this.#logLagging()
   }
 
   /** Resolves once the log has caught up (at once when it has, or when there is no log). */
   drained(): Promise<void> {
     const log = this.#log
-    if (!log || log.destroyed || log.writableLength < LOG_HIGH_WATER) return Promise.resolve()
+    if (!log || !this.#logLagging()) return Promise.resolve()
     return new Promise((resolve) => {
       const done = (): void => {
         log.off('drain', done).off('close', done)
@@ -138,11 +133,12 @@ export class OutputCapture {
 
   #release(text: string, stream: OutputStream): void {
     const transform = this.#transform
-    const live = this.onText && transform ? transform(text) : text
-    this.onText?.(live, stream)
+    const live = this.onText && transform ? transform(text) : undefined
+    this.onText?.(live ?? text, stream)
     // Strip before masking so a secret with escapes inside it is still recognised.
     const stripped = stripAnsi(text)
-    const stored = stripped === text && live !== text ? live : transform ? transform(stripped) : stripped
+    // Without escapes the live text already is the masked text: mask once.
+    const stored = !transform ? stripped : stripped === text && live !== undefined ? live : transform(stripped)
     if (stored.length === 0) return
     const bytes = Buffer.byteLength(stored, 'utf8')
     this.#storedBytes += bytes
@@ -158,7 +154,7 @@ export class OutputCapture {
         this.#headUsed += bytes
         return
       }
-      const first = utf8Prefix(text, room)
+      const first = utf8Slice(text, room)
       const firstBytes = Buffer.byteLength(first, 'utf8')
       this.#head += first
       this.#headUsed += firstBytes
@@ -169,7 +165,7 @@ export class OutputCapture {
       if (bytes === 0) return
     }
     if (bytes > this.#tailBytes) {
-      text = utf8Suffix(text, this.#tailBytes)
+      text = utf8Slice(text, this.#tailBytes, true)
       bytes = Buffer.byteLength(text, 'utf8')
       this.#tail = []
       this.#tailUsed = 0
@@ -193,31 +189,31 @@ export class OutputCapture {
 
   #record(): OutputRecord {
     let tail = this.#tail.map((piece) => piece.text).join('')
-    if (this.#tailUsed > this.#tailBytes) tail = utf8Suffix(tail, this.#tailBytes)
+    if (this.#tailUsed > this.#tailBytes) tail = utf8Slice(tail, this.#tailBytes, true)
     const kept = this.#headUsed + Buffer.byteLength(tail, 'utf8')
     const omitted = Math.max(0, this.#storedBytes - kept)
-    const head = this.#head
-    const text = omitted > 0 ? `${head}\n[… ${omitted} bytes omitted …]\n${tail}` : head + tail
+    const text = omitted > 0 ? `${this.#head}\n[… ${omitted} bytes omitted …]\n${tail}` : this.#head + tail
     return { text, bytes: this.#bytes, truncated: omitted > 0, sha256: this.#hash.digest('hex') }
   }
 
   #openLog(file: string): void {
     try {
       mkdirSync(dirname(file), { recursive: true })
-      const log = createWriteStream(file)
-      log.on('error', (error) => {
-        this.logError = error
-        this.#log = null
-      })
-      this.#log = log
+      // An error destroys the stream, which stops further writes.
+      this.#log = createWriteStream(file).on('error', (error) => (this.logError = error))
     } catch (error) {
       this.logError = error instanceof Error ? error : new Error(String(error))
     }
   }
 
+  #logLagging(): boolean {
+    const log = this.#log
+    return log !== null && !log.destroyed && !log.writableEnded && log.writableLength >= LOG_HIGH_WATER
+  }
+
   #writeLog(text: string, bytes: number): void {
     const log = this.#log
-    if (!log || log.destroyed) return
+    if (!log || log.destroyed || log.writableEnded) return
     if (log.writableLength > LOG_BACKLOG_MAX) {
       this.#stopLog(`\n[… log truncated at ${this.#logged} bytes: the disk could not keep up …]\n`)
       return
@@ -227,7 +223,7 @@ export class OutputCapture {
       this.#logged += bytes
       return
     }
-    const part = utf8Prefix(text, this.#logLimit - this.#logged)
+    const part = utf8Slice(text, this.#logLimit - this.#logged)
     if (part.length > 0) log.write(part)
     this.#logged += Buffer.byteLength(part, 'utf8')
     this.#stopLog(`\n[… log truncated at ${this.#logged} bytes …]\n`)
@@ -235,16 +231,11 @@ export class OutputCapture {
 
   // Ends the log with a note; later output is only counted, hashed and kept in the tail.
   #stopLog(note: string): void {
-    const log = this.#log
-    this.#log = null
-    if (!log) return
-    log.end(note)
-    this.#closing = log
+    this.#log?.end(note)
   }
 
   async #closeLog(): Promise<void> {
-    const log = this.#log ?? this.#closing
-    this.#log = null
+    const log = this.#log
     if (!log || log.closed) return
     const closed = once(log, 'close')
     if (!log.writableEnded) log.end()
@@ -261,22 +252,12 @@ export function tailLines(text: string, n: number): string[] {
   return lines.slice(-n)
 }
 
-// Longest prefix of `text` that fits in `maxBytes` of UTF-8 without splitting a character.
-function utf8Prefix(text: string, maxBytes: number): string {
-  if (maxBytes <= 0) return ''
+// Longest prefix (or, `fromEnd`, suffix) of `text` within `maxBytes` of UTF-8, never splitting a character.
+function utf8Slice(text: string, maxBytes: number, fromEnd = false): string {
   const buf = Buffer.from(text, 'utf8')
   if (buf.length <= maxBytes) return text
-  let end = maxBytes
-  while (end > 0 && ((buf[end] ?? 0) & 0xc0) === 0x80) end--
-  return buf.toString('utf8', 0, end)
-}
-
-// Longest suffix of `text` that fits in `maxBytes` of UTF-8 without splitting a character.
-function utf8Suffix(text: string, maxBytes: number): string {
-  if (maxBytes <= 0) return ''
-  const buf = Buffer.from(text, 'utf8')
-  if (buf.length <= maxBytes) return text
-  let start = buf.length - maxBytes
-  while (start < buf.length && ((buf[start] ?? 0) & 0xc0) === 0x80) start++
-  return buf.toString('utf8', start)
+  let at = fromEnd ? buf.length - Math.max(0, maxBytes) : Math.max(0, maxBytes)
+  // Step off continuation bytes (10xxxxxx) towards the part that is dropped.
+  while (at > 0 && at < buf.length && ((buf[at] ?? 0) & 0xc0) === 0x80) at += fromEnd ? 1 : -1
+  return fromEnd ? buf.toString('utf8', at) : buf.toString('utf8', 0, at)
 }

@@ -105,8 +105,16 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
   }
   options.signal?.addEventListener('abort', onAbort, { once: true })
 
-  subprocess.stdout?.on('data', (chunk: Buffer) => options.capture.write(chunk, 'stdout'))
-  subprocess.stderr?.on('data', (chunk: Buffer) => options.capture.write(chunk, 'stderr'))
+  for (const name of ['stdout', 'stderr'] as const) {
+    const stream = subprocess[name]
+    stream?.on('data', (chunk: Buffer) => {
+      // The log file falls behind a fast producer: hold the pipe until it catches up rather than drop the log.
+      if (!options.capture.write(chunk, name)) {
+        stream.pause()
+        void options.capture.drained().then(() => stream.resume())
+      }
+    })
+  }
 
   // Once the main process exits, whatever is left of its group gets until the pipes close (at most drainMs).
   let drainTimer: NodeJS.Timeout | undefined
