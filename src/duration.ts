@@ -23,7 +23,7 @@ export function parseDuration(value: unknown): number | undefined {
 /** Formats milliseconds for people: 850ms, 2.4s, 3m 05s. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)}s`
+  if (ms < 59_950) return `${Number((ms / 1000).toFixed(ms < 10_000 ? 2 : 1))}s`
   const minutes = Math.floor(ms / 60_000)
   const seconds = Math.floor((ms % 60_000) / 1000)
   return `${minutes}m ${String(seconds).padStart(2, '0')}s`

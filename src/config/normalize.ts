@@ -1,18 +1,19 @@
 // From a loaded config object to the ResolvedProtocol the engine runs: validation, inheritance, defaults.
 import { availableParallelism } from 'node:os'
+import type { z } from 'zod'
 import { resolve } from 'node:path'
 import { VerifyConfigError } from '../errors.js'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { DEFAULT_EVIDENCE_TYPE, DEFAULT_EVIDENCE_TYPES, type CheckEntry } from './define.js'
-import { formatIssues } from './issues.js'
+import { formatIssues, formatPath } from './issues.js'
 import { mergeCheckLayers } from './merge.js'
 import {
   CHECK_ID_PATTERN,
+  checkFieldsSchema,
   checkSchema,
-  configSchema,
-  protocolSchema,
+  configShallowSchema,
+  protocolShallowSchema,
   type CheckSchemaOutput,
-  type ConfigSchemaOutput,
   type ProtocolSchemaOutput,
 } from './schema.js'
 
@@ -46,27 +47,98 @@ export interface ResolveOptions {
 
 type Protocols = Record<string, ProtocolSchemaOutput>
 
-/** Validates a raw config object and returns its protocols by name, keyed checks unmerged. */
-export function parseConfig(raw: unknown, source = 'the configuration'): { protocols: Protocols; shared: Partial<ProtocolSchemaOutput> } {
-  const fail = (problems: string[]): never => {
-    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
+export interface ParsedConfig {
+  protocols: Protocols
+  shared: Partial<ProtocolSchemaOutput>
+  /** Every problem found; resolveProtocol adds those of the merged checks and throws them together. */
+  problems: string[]
+}
+
+/** A copy of `value` without the keys the issues point at, so what remains can be validated further. */
+function prune(value: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
+  const copy = structuredCloneShallowPaths(value, issues)
+  for (const issue of issues) {
+    const path = issue.code === 'unrecognized_keys' ? issue.path : issue.path.slice(0, -1)
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : issue.path.slice(-1)
+    if (keys.length === 0) return undefined
+    let target: unknown = copy
+    for (const part of path) target = (target as Record<PropertyKey, unknown> | undefined)?.[part]
+    if (target && typeof target === 'object') for (const key of keys) delete (target as Record<PropertyKey, unknown>)[key]
   }
+  return copy
+}
+
+// Copies the objects along the issues' paths only: the user's config objects are never modified.
+function structuredCloneShallowPaths(value: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
+  const root = { ...(value as object) } as Record<PropertyKey, unknown>
+  for (const issue of issues) {
+    let node = root
+    for (const part of issue.path.slice(0, -1)) {
+      const child = node[part]
+      if (!child || typeof child !== 'object' || Array.isArray(child)) break
+      node[part] = { ...child }
+      node = node[part] as Record<PropertyKey, unknown>
+    }
+  }
+  return root
+}
+
+/** Validates a raw config: options first (pruning what is invalid to find every problem), then each check's fields. */
+function collectConfig(raw: unknown, source: string): ParsedConfig {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return fail(['(root): expected `export default defineProtocol({ checks: { … } })` or `defineConfig({ protocols: { … } })`'])
+    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [
+      '(root): expected `export default defineProtocol({ checks: { … } })` or `defineConfig({ protocols: { … } })`',
+    ])
   }
   const isMulti = 'protocols' in raw
-  const result = isMulti ? configSchema.safeParse(raw) : protocolSchema.safeParse(raw)
-  if (!result.success) return fail(formatIssues(result.error.issues, raw))
+  const schema = isMulti ? configShallowSchema : protocolShallowSchema
+  const problems: string[] = []
+  let candidate: unknown = raw
+  let data: z.output<typeof schema> | undefined
+  for (let attempt = 0; attempt < 4 && candidate !== undefined; attempt++) {
+    const result = schema.safeParse(candidate)
+    if (result.success) {
+      data = result.data
+      break
+    }
+    for (const line of formatIssues(result.error.issues, candidate)) if (!problems.includes(line)) problems.push(line)
+    candidate = prune(candidate, result.error.issues)
+  }
+  if (!data) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
+
+  let protocols: Record<string, z.output<typeof protocolShallowSchema>>
+  let shared: Partial<ProtocolSchemaOutput> = {}
   if (isMulti) {
-    const { protocols, ...shared } = result.data as ConfigSchemaOutput
-    if (Object.keys(protocols).length === 0) fail(['protocols: a config needs at least one protocol'])
-    return { protocols, shared }
+    const { protocols: named, ...rest } = data as z.output<typeof configShallowSchema>
+    protocols = named
+    shared = rest
+    if (Object.keys(named).length === 0) problems.push('protocols: a config needs at least one protocol')
+  } else {
+    const protocol = data as z.output<typeof protocolShallowSchema>
+    if (protocol.extends !== undefined) {
+      problems.push('extends: a single protocol cannot extend another protocol by name; use `defineConfig({ protocols })`')
+    }
+    protocols = { [protocol.name ?? 'default']: protocol }
   }
-  const protocol = result.data as ProtocolSchemaOutput
-  if (protocol.extends !== undefined) {
-    fail(['extends: a single protocol cannot extend another protocol by name; use `defineConfig({ protocols })`'])
+  // Each check's own fields; whether it has exactly one kind is judged after layers are merged.
+  for (const [name, protocol] of Object.entries(protocols)) {
+    const prefix = isMulti ? ['protocols', name, 'checks'] : ['checks']
+    for (const [id, entry] of Object.entries(protocol.checks)) {
+      if (entry === false || (typeof entry === 'string' && entry.length > 0)) continue
+      const result = entry !== null && typeof entry === 'object' ? checkFieldsSchema.safeParse(entry) : undefined
+      if (!result) problems.push(`${formatPath([...prefix, id])}: expected a command string, a check object or false`)
+      else if (!result.success) problems.push(...formatIssues(result.error.issues, entry, [...prefix, id]))
+      else protocol.checks[id] = result.data
+    }
   }
-  return { protocols: { [protocol.name ?? 'default']: protocol }, shared: {} }
+  return { protocols: protocols as Protocols, shared, problems }
+}
+
+/** Validates a raw config and returns its protocols by name, keyed checks unmerged. Throws every problem at once. */
+export function parseConfig(raw: unknown, source = 'the configuration'): Omit<ParsedConfig, 'problems'> {
+  const { problems, ...parsed } = collectConfig(raw, source)
+  if (problems.length > 0) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
+  return parsed
 }
 
 /** The protocols a config declares, in declaration order. */
@@ -122,7 +194,8 @@ function findCycle(checks: readonly ResolvedCheck[]): string[] | undefined {
     state.set(id, 'visiting')
     stack.push(id)
     for (const dep of byId.get(id)?.dependsOn ?? []) {
-      const cycle = byId.has(dep) ? visit(dep) : undefined
+      // A self-dependency is reported on its own, not as a cycle.
+      const cycle = byId.has(dep) && dep !== id ? visit(dep) : undefined
       if (cycle) return cycle
     }
     stack.pop()
@@ -169,7 +242,7 @@ interface ProtocolOptionsResolved {
 /** Validates a raw config and resolves one protocol with every default applied. Throws VerifyConfigError. */
 export function resolveProtocol(raw: unknown, options: ResolveOptions): ResolvedProtocol {
   const source = options.source ?? 'the configuration'
-  const { protocols, shared } = parseConfig(raw, source)
+  const { protocols, shared, problems } = collectConfig(raw, source)
   const name = pickName(protocols, options.protocol, source)
   const chain = inheritanceChain(protocols, name)
   const pick = <K extends keyof ProtocolSchemaOutput>(key: K): ProtocolSchemaOutput[K] | undefined => {
@@ -182,7 +255,6 @@ export function resolveProtocol(raw: unknown, options: ResolveOptions): Resolved
   const o = options.overrides ?? {}
   const timeoutMs = pick('timeout') ?? DEFAULTS.timeoutMs
   const entries = mergeCheckLayers(chain.map((p) => p.checks as Record<string, CheckEntry>))
-  const problems: string[] = []
   const checks: ResolvedCheck[] = []
   for (const [id, entry] of Object.entries(entries)) {
     if (entry === false) continue
@@ -190,20 +262,23 @@ export function resolveProtocol(raw: unknown, options: ResolveOptions): Resolved
     // A merged entry is validated again: layers may combine into something invalid.
     const parsed = typeof entry === 'string' ? undefined : checkSchema.safeParse(entry)
     if (parsed && !parsed.success) {
-      problems.push(...formatIssues(parsed.error.issues, entry, ['checks', id]))
+      for (const line of formatIssues(parsed.error.issues, entry, ['checks', id])) if (!problems.includes(line)) problems.push(line)
       continue
     }
     checks.push(resolveCheck(id, parsed ? (parsed.data as Exclude<CheckEntry, false>) : entry, { timeoutMs, timeoutFromCli: o.timeoutMs }, options.rootDir))
   }
-  if (checks.length === 0 && problems.length === 0) problems.push('checks: a protocol needs at least one check')
-  const ids = new Set(checks.map((c) => c.id))
-  for (const check of checks) {
-    for (const dep of check.dependsOn) {
-      if (dep === check.id) problems.push(`checks.${check.id}.dependsOn: a check cannot depend on itself`)
-      else if (!ids.has(dep)) problems.push(`checks.${check.id}.dependsOn: no check "${dep}" (checks: ${[...ids].join(', ')})`)
+  if (Object.values(entries).every((entry) => entry === false)) problems.push('checks: a protocol needs at least one check')
+  // Dependencies are checked on every declared check, valid or not, so their problems are reported too.
+  const ids = new Set(Object.keys(entries).filter((id) => entries[id] !== false))
+  for (const id of ids) {
+    const entry = entries[id]
+    const deps = typeof entry === 'object' && Array.isArray(entry.dependsOn) ? entry.dependsOn : []
+    for (const dep of deps) {
+      if (dep === id) problems.push(`checks.${id}.dependsOn: a check cannot depend on itself`)
+      else if (!ids.has(dep)) problems.push(`checks.${id}.dependsOn: no check "${dep}" (checks: ${[...ids].join(', ')})`)
     }
   }
-  const cycle = problems.length === 0 ? findCycle(checks) : undefined
+  const cycle = findCycle(checks)
   if (cycle) problems.push(`checks.${cycle[0]}.dependsOn: a cycle ${cycle.join(' → ')}`)
   if (problems.length > 0) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
 

@@ -27,46 +27,47 @@ export const testsSchema = z
     message: 'set exactly one of `junit` or `vitestJson` (the report the command writes)',
   })
 
-export const checkSchema = z
-  .strictObject({
-    /** Ignored in keyed form (the key is the id); used by the array form of `createProtocol`. */
-    id: z.string().optional(),
-    name: z.string().min(1).optional(),
-    description: z.string().optional(),
-    evidenceType: z.string().min(1).optional(),
-    required: z.boolean().optional(),
-    command: z
-      .union([z.string().min(1), z.array(z.string()).min(1, { message: 'an argv command needs at least the program' })])
-      .optional(),
-    run: runFunctionSchema.optional(),
-    manual: z.union([z.boolean(), z.string().min(1)]).optional(),
-    timeout: durationSchema.optional(),
-    dependsOn: z.array(z.string()).optional(),
-    cwd: z.string().min(1).optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    inputs: z.array(z.string().min(1)).min(1).optional(),
-    tests: testsSchema.optional(),
-    retries: z.number().int().min(0).max(10).optional(),
-    expect: z
-      .strictObject({
-        output: patternSchema.optional(),
-        notOutput: patternSchema.optional(),
-      })
-      .optional(),
-  })
-  .superRefine((check, ctx) => {
-    const kinds = [check.command !== undefined, check.run !== undefined, check.manual !== undefined && check.manual !== false]
-    const count = kinds.filter(Boolean).length
-    if (count !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          count === 0
-            ? 'a check needs exactly one of `command`, `run` or `manual`'
-            : 'a check takes only one of `command`, `run` or `manual`',
-      })
-    }
-  })
+/** A check's fields, each valid on its own: what a layer that only overrides some fields must satisfy. */
+export const checkFieldsSchema = z.strictObject({
+  /** Ignored in keyed form (the key is the id); used by the array form of `createProtocol`. */
+  id: z.string().optional(),
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  evidenceType: z.string().min(1).optional(),
+  required: z.boolean().optional(),
+  command: z
+    .union([z.string().min(1), z.array(z.string()).min(1, { message: 'an argv command needs at least the program' })])
+    .optional(),
+  run: runFunctionSchema.optional(),
+  manual: z.union([z.boolean(), z.string().min(1)]).optional(),
+  timeout: durationSchema.optional(),
+  dependsOn: z.array(z.string()).optional(),
+  cwd: z.string().min(1).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  inputs: z.array(z.string().min(1)).min(1).optional(),
+  tests: testsSchema.optional(),
+  retries: z.number().int().min(0).max(10).optional(),
+  expect: z
+    .strictObject({
+      output: patternSchema.optional(),
+      notOutput: patternSchema.optional(),
+    })
+    .optional(),
+})
+
+export const checkSchema = checkFieldsSchema.superRefine((check, ctx) => {
+  const kinds = [check.command !== undefined, check.run !== undefined, check.manual !== undefined && check.manual !== false]
+  const count = kinds.filter(Boolean).length
+  if (count !== 1) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        count === 0
+          ? 'a check needs exactly one of `command`, `run` or `manual`'
+          : 'a check takes only one of `command`, `run` or `manual`',
+    })
+  }
+})
 
 /** A check: a shell command string, a check object, or `false` to remove an inherited check. */
 export const checkEntrySchema = z.union([z.string().min(1), checkSchema, z.literal(false)])
@@ -100,6 +101,11 @@ export const configSchema = z.strictObject({
   ...protocolOptionShape,
   protocols: z.record(z.string(), protocolSchema),
 })
+
+// The same shapes with checks left unparsed: options are validated first, each check on its own after, so one
+// bad check does not hide the others' problems.
+export const protocolShallowSchema = protocolSchema.extend({ checks: z.record(z.string(), z.unknown()) })
+export const configShallowSchema = configSchema.extend({ protocols: z.record(z.string(), protocolShallowSchema) })
 
 export type CheckSchemaInput = z.input<typeof checkSchema>
 export type CheckSchemaOutput = z.output<typeof checkSchema>

@@ -28,8 +28,9 @@ export async function runFunctionCheck(check: ResolvedCheck, options: FunctionRu
   let timer: NodeJS.Timeout | undefined
   const limits = new Promise<typeof TIMED_OUT | typeof CANCELLED>((resolve) => {
     timer = setTimeout(() => {
-      controller.abort(new Error(`timed out after ${check.timeoutMs}ms`))
+      // Settle as timed out before aborting: the abort listener below would otherwise win as "cancelled".
       resolve(TIMED_OUT)
+      controller.abort(new Error(`timed out after ${check.timeoutMs}ms`))
     }, check.timeoutMs)
     controller.signal.addEventListener('abort', () => resolve(CANCELLED), { once: true })
   })

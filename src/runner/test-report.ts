@@ -40,8 +40,8 @@ export async function readTestReport(spec: TestsSpec, cwd: string, since: number
   } catch {
     return { ok: false, reason: `the command wrote no ${kind} report at ${path}` }
   }
-  // File systems with coarse timestamps round down; allow a little slack but never a report from an earlier run.
-  if (info.mtimeMs < since - 2000) return { ok: false, reason: `the ${kind} report at ${path} is older than this run` }
+  // File systems with coarse (1 s) timestamps round down; allow that much, never a report from an earlier run.
+  if (info.mtimeMs < since - 1000) return { ok: false, reason: `the ${kind} report at ${path} is older than this run` }
   if (info.size > MAX_REPORT_BYTES) return { ok: false, reason: `the ${kind} report at ${path} is larger than 256 MiB` }
   let counts: TestCounts | undefined
   try {

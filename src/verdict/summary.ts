@@ -67,7 +67,7 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
     if (!summary.recommendations.includes(recommendation)) summary.recommendations.push(recommendation)
   }
   if (options.interrupted) summary.issues.unshift('The run was interrupted before every check settled')
-  if (results.length > 0 && summary.passed + summary.failed === 0 && verdict === 'incomplete' && summary.issues.length === 0) {
+  if (summary.passed + summary.failed === 0 && verdict === 'incomplete' && summary.issues.length === 0) {
     summary.issues.push('No check ran')
   }
   return summary

@@ -51,7 +51,7 @@ describe('computeVerdict (SPEC §6.2)', () => {
   it('does not depend on the order of the results', () => {
     const rows = [req('pending_manual'), opt('failed'), req('failed'), req('passed')]
     expect(computeVerdict(rows, { strictMode: false })).toBe('rejected')
-    expect(computeVerdict([...rows].reverse(), { strictMode: false })).toBe('rejected')
+    expect(computeVerdict(rows.toReversed(), { strictMode: false })).toBe('rejected')
   })
 })
 
