@@ -4,7 +4,8 @@ import { loadVerifyConfig } from '../config/load.js'
 import { VerifyUsageError } from '../errors.js'
 import { buildEvidenceFile } from '../evidence/record.js'
 import { writeEvidenceFile, writeEvidenceFileSync } from '../evidence/store.js'
-import { combineReporters, isReporterName, REPORTERS, type Reporter } from '../reporters/index.js'
+import { combineReporters } from '../reporters/index.js'
+import { createReporters, useColor } from '../reporters/select.js'
 import { createChecklist, runVerification } from '../runner/schedule.js'
 import { killAllGroups } from '../runner/spawn.js'
 import { summarize } from '../verdict/summary.js'
@@ -34,32 +35,6 @@ type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP'
 // Last resort: if verify exits for any reason, no check's process group outlives it.
 const killEveryGroup = () => killAllGroups('SIGKILL')
 
-export function useColor(io: CliIO, flag: boolean | undefined): boolean {
-  if (flag !== undefined) return flag
-  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false
-  if (io.env.FORCE_COLOR !== undefined) return io.env.FORCE_COLOR !== '0'
-  return io.isTTY
-}
-
-function createReporters(specs: string[], io: CliIO, color: boolean): Reporter[] {
-  const ci = Boolean(io.env.CI) && io.env.CI !== 'false'
-  return specs.map((spec) => {
-    const [name = '', file] = spec.split(/=(.*)/s)
-    if (!isReporterName(name)) {
-      throw new VerifyUsageError(`Unknown reporter "${name}". Reporters: ${Object.keys(REPORTERS).join(', ')}.`)
-    }
-    return REPORTERS[name]({
-      write: io.stdout,
-      ...(file ? { file: resolve(io.cwd, file) } : {}),
-      color,
-      isTTY: io.isTTY,
-      ci,
-      cwd: io.cwd,
-      ...(io.rows ? { rows: io.rows } : {}),
-    })
-  })
-}
-
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse('run', argv, RUN_OPTIONS)
   if (positionals.length > 1) throw new VerifyUsageError(`verify run takes one protocol name, got: ${positionals.join(' ')}`)
@@ -85,7 +60,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     if (!ids.has(id)) throw new VerifyUsageError(`No check "${id}" in protocol "${protocol.name}". Checks: ${[...ids].join(', ')}.`)
   }
   const color = useColor(io, values.color)
-  const reporter = combineReporters(createReporters(values.reporter ?? ['default'], io, color))
+  const reporter = combineReporters(await createReporters(values.reporter, io, color))
   const evidencePath = values.evidence ? resolve(io.cwd, values.evidence) : join(loaded.rootDir, '.verify', 'evidence.json')
 
   const checklist = createChecklist(protocol)

@@ -1,7 +1,7 @@
 // End to end: checks that cannot run at all (SPEC §4) — a missing binary in argv and shell form, a bad cwd,
 // a function that throws — are `error` with a reason a user can act on, and the run goes on.
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, fixture, sandbox, STACK_LINE } from './helpers.js'
+import { cleanup, diagnose, fixture, sandbox, STACK_LINE } from './helpers.js'
 
 afterAll(cleanup)
 
@@ -10,7 +10,7 @@ describe('checks that cannot run', () => {
     const box = sandbox()
     const result = await box.run(['--cwd', fixture('errors')])
     expect(result.killedByTest).toBe(false)
-    expect(result.code).toBe(1)
+    expect(result.code, diagnose(result)).toBe(1)
     const file = box.evidence()
     expect(file.summary.verdict).toBe('rejected')
 

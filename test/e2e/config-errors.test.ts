@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, fixture, sandbox, STACK_LINE, type CliOptions, type CliResult } from './helpers.js'
+import { cleanup, diagnose, fixture, sandbox, STACK_LINE, type CliOptions, type CliResult } from './helpers.js'
 
 afterAll(cleanup)
 
@@ -15,7 +15,7 @@ async function expectUsageError(args: readonly string[], options?: CliOptions): 
   const box = sandbox()
   const result: CliResult = await box.run(args, options)
   expect(result.killedByTest).toBe(false)
-  expect(result.code, result.stderr).toBe(2)
+  expect(result.code, diagnose(result)).toBe(2)
   expect(result.stderr).toMatch(/^verify: /)
   expect(result.stderr + result.stdout).not.toMatch(STACK_LINE)
   // One paragraph: no blank line inside it.

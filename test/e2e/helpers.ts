@@ -107,6 +107,11 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Run
   return { child, done }
 }
 
+/** What to show when an exit code is not the expected one: the CLI's stderr and the end of its stdout. */
+export function diagnose(result: CliResult): string {
+  return `exit ${result.code}${result.signal ? ` (${result.signal})` : ''}; stderr:\n${result.stderr}\nstdout (end):\n${result.stdout.slice(-2000)}`
+}
+
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done
 }

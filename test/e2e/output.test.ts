@@ -3,7 +3,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, fixture, noisyBytes, sandbox, sha256Hex } from './helpers.js'
+import { cleanup, diagnose, fixture, noisyBytes, sandbox, sha256Hex } from './helpers.js'
 
 afterAll(cleanup)
 
@@ -15,7 +15,7 @@ describe('captured output', () => {
     const box = sandbox()
     const result = await box.run(['--cwd', fixture('output')])
     expect(result.killedByTest).toBe(false)
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     const log = (id: string) => readFileSync(join(box.logDir, `${id}.log`), 'utf8')
 
     const stderrOnly = box.check('stderr-only')
@@ -62,7 +62,7 @@ describe('captured output', () => {
     const total = 5 * 1024 * 1024
     const result = await box.run(['--cwd', fixture('output-size')], { timeoutMs: 30_000 })
     expect(result.killedByTest).toBe(false)
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     const noisy = box.check('noisy')
     expect(noisy.status).toBe('passed')
     const output = noisy.evidence?.output

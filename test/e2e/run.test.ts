@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, fixture, ROOT, runCli, sandbox, sha256Hex } from './helpers.js'
+import { cleanup, diagnose, fixture, ROOT, runCli, sandbox, sha256Hex } from './helpers.js'
 
 afterAll(cleanup)
 
@@ -24,7 +24,7 @@ describe('all checks pass', () => {
     // The signing key must never reach a check (SPEC §4); the `env` check prints what it sees.
     const result = await box.run(['--cwd', fixture('all-pass')], { env: { VERIFY_SIGNING_KEY: 'e2e-signing-key-value' } })
     expect(result.stderr).toBe('')
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     expect(result.stdout).toMatch(/approved/i)
     expect(result.stdout).not.toContain('\x1b')
 
@@ -100,7 +100,7 @@ describe.concurrent('where checks run', () => {
     const box = sandbox()
     const project = packageJsonProject(box.dir)
     const result = await box.run([], { cwd: project })
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     expect(box.check('where').evidence?.output.text).toBe(`${project}\n`)
   })
 
@@ -109,7 +109,7 @@ describe.concurrent('where checks run', () => {
     const project = packageJsonProject(box.dir)
     // verify starts in the package root, which has a package.json of its own.
     const result = await box.run(['--cwd', project])
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     expect(box.check('where').evidence?.output.text).toBe(`${project}\n`)
   })
 })
@@ -118,7 +118,7 @@ describe.concurrent('verdicts and exit codes', () => {
   test('a failing required check: exit 1, rejected, the issue names the check and its exit code, the tail is printed', async () => {
     const box = sandbox()
     const result = await box.run(['--cwd', fixture('required-failure')])
-    expect(result.code).toBe(1)
+    expect(result.code, diagnose(result)).toBe(1)
     const file = box.evidence()
     expect(file.summary.verdict).toBe('rejected')
     expect(file.summary.failed).toBe(1)
@@ -141,7 +141,7 @@ describe.concurrent('verdicts and exit codes', () => {
   test('a failing optional check without strictMode: exit 0, approved, with a warning', async () => {
     const box = sandbox()
     const result = await box.run(['--cwd', fixture('optional-failure')])
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     const file = box.evidence()
     expect(file.summary.verdict).toBe('approved')
     expect(file.protocol.strictMode).toBe(false)
@@ -154,7 +154,7 @@ describe.concurrent('verdicts and exit codes', () => {
   test('a failing optional check under strictMode: exit 1, rejected', async () => {
     const box = sandbox()
     const result = await box.run(['strict', '--cwd', fixture('optional-failure')])
-    expect(result.code).toBe(1)
+    expect(result.code, diagnose(result)).toBe(1)
     const file = box.evidence()
     expect(file.protocol).toMatchObject({ name: 'strict', strictMode: true })
     expect(file.summary.verdict).toBe('rejected')
@@ -164,7 +164,7 @@ describe.concurrent('verdicts and exit codes', () => {
   test('a required manual check nobody approved: exit 3, incomplete, status pending_manual', async () => {
     const box = sandbox()
     const result = await box.run(['--cwd', fixture('manual')])
-    expect(result.code).toBe(3)
+    expect(result.code, diagnose(result)).toBe(3)
     const file = box.evidence()
     expect(file.summary.verdict).toBe('incomplete')
     expect(box.check('build').status).toBe('passed')
@@ -181,7 +181,7 @@ describe.concurrent('reporters', () => {
   test('--reporter json prints the evidence as JSON on stdout, and only that', async () => {
     const box = sandbox()
     const result = await box.run(['--cwd', fixture('manual'), '--reporter', 'json'])
-    expect(result.code).toBe(3)
+    expect(result.code, diagnose(result)).toBe(3)
     const printed = JSON.parse(result.stdout) as unknown
     expect(printed).toEqual(box.evidence())
   })
@@ -190,7 +190,7 @@ describe.concurrent('reporters', () => {
     const box = sandbox()
     const report = box.path('reports/verify.json')
     const result = await box.run(['--cwd', fixture('manual'), '--reporter', `json=${report}`])
-    expect(result.code).toBe(3)
+    expect(result.code, diagnose(result)).toBe(3)
     expect(result.stdout).not.toContain('"schemaVersion"')
     expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual(box.evidence())
   })
@@ -199,7 +199,7 @@ describe.concurrent('reporters', () => {
     const box = sandbox()
     const report = box.path('verify.json')
     const result = await box.run(['--cwd', fixture('manual'), '--reporter', 'default', '--reporter', `json=${report}`])
-    expect(result.code).toBe(3)
+    expect(result.code, diagnose(result)).toBe(3)
     expect(result.stdout).toMatch(/incomplete/i)
     expect(existsSync(report)).toBe(true)
   })
@@ -208,13 +208,13 @@ describe.concurrent('reporters', () => {
 describe.concurrent('informational flags', () => {
   test('--version prints the version of package.json', async () => {
     const result = await runCli(['--version'])
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     expect(result.stdout.trim()).toBe(pkg.version)
   })
 
   test('--help prints the usage and exits 0', async () => {
     const result = await runCli(['--help'])
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     expect(result.stdout).toMatch(/usage/i)
     expect(result.stdout).toContain('--fail-fast')
     expect(result.stderr).toBe('')
@@ -223,7 +223,7 @@ describe.concurrent('informational flags', () => {
   test('verify run --help exits 0 without running anything', async () => {
     const box = sandbox()
     const result = await box.run(['run', '--help', '--cwd', fixture('manual')])
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     expect(result.stdout).toMatch(/usage/i)
     expect(existsSync(box.evidencePath)).toBe(false)
   })

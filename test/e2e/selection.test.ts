@@ -3,7 +3,7 @@
 // Every check of fixtures/deps appends its id to $E2E_TMP/order when it runs.
 import { existsSync, readFileSync } from 'node:fs'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, fixture, sandbox, type Sandbox } from './helpers.js'
+import { cleanup, diagnose, fixture, sandbox, type Sandbox } from './helpers.js'
 
 afterAll(cleanup)
 
@@ -18,7 +18,7 @@ describe.concurrent('dependencies and selection', () => {
   test('a check whose dependency failed is skipped with a reason naming it; the others still run', async () => {
     const box = sandbox()
     const result = await box.run(['--cwd', DEPS])
-    expect(result.code).toBe(1)
+    expect(result.code, diagnose(result)).toBe(1)
     expect(box.evidence().summary.verdict).toBe('rejected')
     expect(box.check('b').status).toBe('failed')
     const c = box.check('c')
@@ -34,7 +34,7 @@ describe.concurrent('dependencies and selection', () => {
   test('--sequential runs one check at a time in declaration order', async () => {
     const box = sandbox()
     const result = await box.run(['order', '--sequential', '--cwd', DEPS])
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     // `slow` sleeps 400 ms before it records itself: only a sequential run keeps it first.
     expect(ran(box)).toEqual(['slow', 'fast', 'third'])
     const checks = box.evidence().checks
@@ -48,7 +48,7 @@ describe.concurrent('dependencies and selection', () => {
   test('without --sequential the same checks overlap (the control for the test above)', async () => {
     const box = sandbox()
     const result = await box.run(['order', '--concurrency', '3', '--cwd', DEPS])
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     expect(ran(box).indexOf('fast')).toBeLessThan(ran(box).indexOf('slow'))
   })
 
@@ -56,7 +56,7 @@ describe.concurrent('dependencies and selection', () => {
     const box = sandbox()
     const result = await box.run(['--only', 'd', '--cwd', DEPS])
     // Required checks without evidence make the run incomplete (SPEC §6.2).
-    expect(result.code).toBe(3)
+    expect(result.code, diagnose(result)).toBe(3)
     expect(ran(box)).toEqual(['a', 'd'])
     expect(box.check('a').status).toBe('passed')
     expect(box.check('d').status).toBe('passed')
@@ -70,7 +70,7 @@ describe.concurrent('dependencies and selection', () => {
   test('--skip leaves a check out, and what depends on it is skipped', async () => {
     const box = sandbox()
     const result = await box.run(['--skip', 'b', '--cwd', DEPS])
-    expect(result.code).toBe(3)
+    expect(result.code, diagnose(result)).toBe(3)
     expect(ran(box).toSorted()).toEqual(['a', 'd', 'opt'])
     expect(box.check('b')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/--skip/) })
     expect(box.check('c')).toMatchObject({ status: 'skipped', reason: expect.stringContaining('"b"') })
@@ -80,7 +80,7 @@ describe.concurrent('dependencies and selection', () => {
   test('--skip-optional does not run optional checks and still approves', async () => {
     const box = sandbox()
     const result = await box.run(['optional', '--skip-optional', '--cwd', DEPS])
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     expect(ran(box)).toEqual(['a'])
     expect(box.check('opt')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/optional/) })
     const { summary } = box.evidence()
@@ -92,7 +92,7 @@ describe.concurrent('dependencies and selection', () => {
   test('nothing ran (every check optional and skipped): exit 3, incomplete', async () => {
     const box = sandbox()
     const result = await box.run(['all-optional', '--skip-optional', '--cwd', DEPS])
-    expect(result.code).toBe(3)
+    expect(result.code, diagnose(result)).toBe(3)
     expect(ran(box)).toEqual([])
     const { summary } = box.evidence()
     expect(summary.verdict).toBe('incomplete')

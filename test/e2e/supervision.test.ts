@@ -3,7 +3,7 @@
 // interrupt the run, and stdin is closed. Every pid a fixture started must be dead when verify exits.
 import { existsSync } from 'node:fs'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, fixture, readPids, sandbox, survivors, waitForFile } from './helpers.js'
+import { cleanup, diagnose, fixture, readPids, sandbox, survivors, waitForFile } from './helpers.js'
 
 afterAll(cleanup)
 
@@ -14,7 +14,7 @@ describe('timeouts', () => {
     const box = sandbox()
     const result = await box.run(['timeouts', '--cwd', SUPERVISION])
     expect(result.killedByTest).toBe(false)
-    expect(result.code).toBe(1)
+    expect(result.code, diagnose(result)).toBe(1)
     const file = box.evidence()
     expect(file.summary.verdict).toBe('rejected')
 
@@ -46,7 +46,7 @@ describe('leftovers', () => {
     const box = sandbox()
     const result = await box.run(['leftovers', '--cwd', SUPERVISION])
     expect(result.killedByTest).toBe(false)
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     for (const id of ['bg-quiet', 'bg-pipe', 'bg-node']) {
       const check = box.check(id)
       expect(check.status, id).toBe('passed')
@@ -66,7 +66,7 @@ describe('fail-fast', () => {
     const box = sandbox()
     const result = await box.run(['failfast', '--fail-fast', '--cwd', SUPERVISION])
     expect(result.killedByTest).toBe(false)
-    expect(result.code).toBe(1)
+    expect(result.code, diagnose(result)).toBe(1)
     const file = box.evidence()
     expect(file.summary.verdict).toBe('rejected')
     expect(box.check('fails').status).toBe('failed')
@@ -101,7 +101,7 @@ describe.concurrent('interruption', () => {
     cli.child.kill(signal)
     const result = await cli.done
     expect(result.killedByTest).toBe(false)
-    expect(result.code).toBe(code)
+    expect(result.code, diagnose(result)).toBe(code)
     // Killing the groups takes at most the grace period, not the check's 30 s timeout.
     expect(performance.now() - sent).toBeLessThan(5000)
 
@@ -124,7 +124,7 @@ describe('stdin', () => {
     const box = sandbox()
     const result = await box.run(['--cwd', fixture('stdin')])
     expect(result.killedByTest).toBe(false)
-    expect(result.code).toBe(0)
+    expect(result.code, diagnose(result)).toBe(0)
     for (const id of ['read-shell', 'read-argv', 'cat']) {
       const check = box.check(id)
       expect(check.status, id).toBe('passed')
