@@ -3,6 +3,8 @@ export const HELP = `verify — run a verification protocol and gate on evidence
 
 Usage:
   verify [run] [protocol] [options]   run every check and write .verify/evidence.json
+  verify check [protocol]             is the stored evidence still valid? (runs nothing)
+  verify approve <checkId>            approve a manual check for the current code
   verify --help | --version
 
 Run options:
@@ -14,6 +16,8 @@ Run options:
   --skip-optional       do not run optional checks
   --timeout 5m          per-check timeout for every check
   --max-age 5m          how long evidence stays fresh
+  --reuse               run only checks without valid evidence; reuse the rest
+  --no-interactive      never offer to approve manual checks at the terminal
   --reporter name[=file] default | json (repeatable; replaces the default)
   --evidence <path>     where to write the evidence (default .verify/evidence.json)
   --config <file>       the config file (default: verify.config.* found from --cwd)
@@ -26,3 +30,30 @@ Docs: https://www.npmjs.com/package/verify-protocol (docs/ in the package)
 `
 
 export const RUN_HELP = HELP
+
+export const CHECK_HELP = `verify check [protocol] — validate stored evidence without running anything
+
+Each check's evidence must be of the check's type, passing, younger than maxAge (and not from the future),
+bound to the current code (workspace fingerprint, or its inputs) and to the check's current definition.
+
+Options:
+  --max-age 5m          freshness window (default: the config's maxAge, else 5m)
+  --require-signature   reject unsigned or altered evidence (needs VERIFY_SIGNING_KEY)
+  --json                the judgement as JSON
+  --evidence <path>     the evidence file (default .verify/evidence.json)
+  --config <file>  --cwd <dir>  --no-color
+
+Exit codes: 0 approved · 1 rejected · 2 usage or config error · 3 incomplete (missing, stale or unreadable evidence)
+`
+
+export const APPROVE_HELP = `verify approve <checkId> — approve a manual check for the code as it is now
+
+The approval records who approved, when, and the fingerprint of the code and of the check's definition; a later
+change to either makes it stale. Approvals live in .verify/approvals.json beside the evidence.
+
+Options:
+  --by <name>           who approves (default: git user.name, else the login name)
+  --note <text>         why, or what was looked at
+  --protocol <name>     the protocol the check belongs to (default: "default")
+  --evidence <path>  --config <file>  --cwd <dir>
+`

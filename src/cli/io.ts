@@ -1,4 +1,5 @@
 // The CLI's view of its process, injectable so commands can be tested in process.
+import { createInterface } from 'node:readline/promises'
 export interface CliIO {
   stdout: (text: string) => void
   stderr: (text: string) => void
@@ -7,6 +8,8 @@ export interface CliIO {
   /** stdout is an interactive terminal. */
   isTTY: boolean
   rows?: number
+  /** Asks a person a question on the terminal; absent when stdin is not a terminal. */
+  prompt?: (question: string) => Promise<string>
 }
 
 export function processIO(): CliIO {
@@ -17,5 +20,15 @@ export function processIO(): CliIO {
     cwd: process.cwd(),
     isTTY: Boolean(process.stdout.isTTY),
     ...(process.stdout.rows ? { rows: process.stdout.rows } : {}),
+    ...(process.stdin.isTTY ? { prompt: ask } : {}),
+  }
+}
+
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout })
+  try {
+    return await rl.question(question)
+  } finally {
+    rl.close()
   }
 }

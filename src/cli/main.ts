@@ -2,7 +2,9 @@
 import { VerifyConfigError, VerifyError } from '../errors.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
-import { HELP, RUN_HELP } from './help.js'
+import { approveCommand } from './approve.js'
+import { checkCommand } from './check.js'
+import { APPROVE_HELP, CHECK_HELP, HELP, RUN_HELP } from './help.js'
 import { processIO, type CliIO } from './io.js'
 import { runCommand } from './run.js'
 
@@ -10,6 +12,8 @@ type Command = (argv: string[], io: CliIO) => Promise<number>
 
 const COMMANDS: Record<string, { run: Command; help: string }> = {
   run: { run: runCommand, help: RUN_HELP },
+  check: { run: checkCommand, help: CHECK_HELP },
+  approve: { run: approveCommand, help: APPROVE_HELP },
 }
 
 /** Formats an error for people: what went wrong and every problem found, never a stack trace. */

@@ -1,18 +1,22 @@
 // `verify [run] [protocol]`: load, run under supervision, write evidence, report, exit by the verdict.
-import { dirname, join, resolve } from 'node:path'
-import { loadVerifyConfig } from '../config/load.js'
-import { VerifyUsageError } from '../errors.js'
 import { buildEvidenceFile } from '../evidence/record.js'
-import { writeEvidenceFile, writeEvidenceFileSync } from '../evidence/store.js'
+import { redactDeep } from '../evidence/redact.js'
+import { signEvidence } from '../evidence/sign.js'
+import { writeEvidenceFileSync } from '../evidence/store.js'
+import { changedFiles, workspaceFingerprint } from '../evidence/fingerprint.js'
+import { VerifyUsageError } from '../errors.js'
 import { combineReporters } from '../reporters/index.js'
 import { createReporters, useColor } from '../reporters/select.js'
-import { createChecklist, runVerification } from '../runner/schedule.js'
+import { createChecklist, runVerification, selectChecks } from '../runner/schedule.js'
 import { killAllGroups } from '../runner/spawn.js'
 import { summarize } from '../verdict/summary.js'
+import { canPrompt, promptApprovals } from './approve.js'
 import { duration, list, parse, positiveInt } from './args.js'
+import { CONFIG_OPTIONS, commandContext, maskedIO, saveEvidence } from './context.js'
 import { exitCodeOfSignal, exitCodeOfVerdict } from './exit-code.js'
+import type { WorkspaceInfo } from '../types.js'
 import type { CliIO } from './io.js'
-
+import { priorResults } from './reuse.js'
 export const RUN_OPTIONS = {
   only: { type: 'string', multiple: true },
   skip: { type: 'string', multiple: true },
@@ -23,36 +27,41 @@ export const RUN_OPTIONS = {
   timeout: { type: 'string' },
   'max-age': { type: 'string' },
   reporter: { type: 'string', multiple: true },
-  evidence: { type: 'string' },
-  config: { type: 'string' },
-  cwd: { type: 'string' },
+  reuse: { type: 'boolean' },
+  interactive: { type: 'boolean' },
+  ...CONFIG_OPTIONS,
   color: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
 type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP'
 
+/** Checks that write into the workspace make their own evidence stale at once: say so, and which files. */
+async function workspaceDrift(rootDir: string, before: WorkspaceInfo): Promise<string | null> {
+  const after = await workspaceFingerprint(rootDir)
+  if (after.fingerprint === before.fingerprint) return null
+  const files = before.git && after.git ? await changedFiles(rootDir, before.git.tree, after.git.tree) : null
+  const named = files && files.length > 0 ? ` (${files.slice(0, 5).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''})` : ''
+  return `The checks changed the workspace while they ran${named}. Evidence is bound to the code as it was when the run started, so it will read as stale: add generated files to .gitignore.`
+}
+
 // Last resort: if verify exits for any reason, no check's process group outlives it.
 const killEveryGroup = () => killAllGroups('SIGKILL')
 
-export async function runCommand(argv: string[], io: CliIO): Promise<number> {
+export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> {
   const { values, positionals } = parse('run', argv, RUN_OPTIONS)
   if (positionals.length > 1) throw new VerifyUsageError(`verify run takes one protocol name, got: ${positionals.join(' ')}`)
-  const cwd = resolve(io.cwd, values.cwd ?? '.')
-  const loaded = await loadVerifyConfig({
-    cwd,
-    ...(values.config ? { configFile: resolve(io.cwd, values.config) } : {}),
-    ...(positionals[0] ? { protocol: positionals[0] } : {}),
-    overrides: {
-      ...(values.sequential ? { parallel: false } : {}),
-      ...(values['fail-fast'] ? { failFast: true } : {}),
-      ...(values['skip-optional'] ? { skipOptional: true } : {}),
-      concurrency: positiveInt('concurrency', values.concurrency),
-      timeoutMs: duration('timeout', values.timeout),
-      maxAgeMs: duration('max-age', values['max-age']),
-    },
+  const context = await commandContext(rawIO, values, positionals[0], {
+    ...(values.sequential ? { parallel: false } : {}),
+    ...(values['fail-fast'] ? { failFast: true } : {}),
+    ...(values['skip-optional'] ? { skipOptional: true } : {}),
+    concurrency: positiveInt('concurrency', values.concurrency),
+    timeoutMs: duration('timeout', values.timeout),
+    maxAgeMs: duration('max-age', values['max-age']),
   })
-  const { protocol } = loaded
+  const io = maskedIO(rawIO, context.redact)
+  const { protocol } = context.loaded
+  const { evidencePath } = context
   const ids = new Set(protocol.checks.map((c) => c.id))
   const only = list(values.only)
   const skip = list(values.skip)
@@ -61,8 +70,12 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const color = useColor(io, values.color)
   const reporter = combineReporters(await createReporters(values.reporter, io, color))
-  const evidencePath = values.evidence ? resolve(io.cwd, values.evidence) : join(loaded.rootDir, '.verify', 'evidence.json')
 
+  const workspace = await workspaceFingerprint(protocol.rootDir)
+  const settled = await priorResults(context, workspace, {
+    reuse: values.reuse ?? false,
+    selected: selectChecks(protocol.checks, only, skip),
+  })
   const checklist = createChecklist(protocol)
   const controller = new AbortController()
   let interrupted: Signal | null = null
@@ -71,7 +84,8 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       // A second signal: stop waiting for graceful ends, record what is known and leave now.
       killAllGroups('SIGKILL')
       const summary = summarize(checklist.results, protocol.strictMode, { interrupted: true })
-      writeEvidenceFileSync(evidencePath, buildEvidenceFile(checklist, summary, interrupted))
+      const file = redactDeep(buildEvidenceFile(checklist, summary, interrupted), context.redact)
+      writeEvidenceFileSync(evidencePath, context.signingKey ? signEvidence(file, context.signingKey) : file)
       process.exit(exitCodeOfSignal(interrupted))
     }
     interrupted = signal
@@ -84,17 +98,28 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   })
   process.on('exit', killEveryGroup)
   try {
-    const summary = await runVerification(checklist, {
+    let summary = await runVerification(checklist, {
       signal: controller.signal,
       reporter,
       sequential: values.sequential ?? false,
       ...(only ? { only } : {}),
       ...(skip ? { skip } : {}),
-      logDir: join(dirname(evidencePath), 'logs'),
+      logDir: context.logDir,
       env: io.env,
+      transform: context.redact,
+      workspace,
+      settled,
     })
-    const file = buildEvidenceFile(checklist, summary, interrupted)
-    await writeEvidenceFile(evidencePath, file)
+    if (!interrupted && values.interactive !== false && canPrompt(rawIO)) {
+      if (await promptApprovals(context, checklist, workspace, io)) {
+        summary = summarize(checklist.results, protocol.strictMode)
+      }
+    }
+    if (!interrupted) {
+      const warning = await workspaceDrift(protocol.rootDir, workspace)
+      if (warning) summary.warnings.push(warning)
+    }
+    const file = await saveEvidence(context, buildEvidenceFile(checklist, summary, interrupted))
     await reporter.onRunEnd({ checklist, summary, file, evidencePath, interrupted })
     return interrupted ? exitCodeOfSignal(interrupted) : exitCodeOfVerdict(summary.verdict)
   } finally {

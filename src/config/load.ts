@@ -1,6 +1,6 @@
 // Finds and loads the configuration with c12, then validates and resolves it. Every failure is a VerifyConfigError.
-import { existsSync, statSync } from 'node:fs'
-import { dirname, relative, resolve } from 'node:path'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { basename, dirname, relative, resolve } from 'node:path'
 import { VerifyConfigError } from '../errors.js'
 import type { ResolvedProtocol } from '../types.js'
 import { protocolNames, resolveProtocol, type ProtocolOverrides } from './normalize.js'
@@ -31,7 +31,17 @@ const CONFIG_NAMES = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs', 'json'].map((ext) 
 
 function message(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error)
-  return text.split('\n')[0] ?? text
+  // Parsers put the location on the first line ("Unexpected token (3:5)"); the rest is a code frame.
+  return (text.split('\n')[0] ?? text).trim()
+}
+
+function hasVerifyKey(packageJson: string): boolean {
+  try {
+    const data = JSON.parse(readFileSync(packageJson, 'utf8')) as Record<string, unknown>
+    return data.verify !== undefined
+  } catch {
+    return false
+  }
 }
 
 /** Loads the raw config object with c12. */
@@ -61,12 +71,14 @@ export async function loadRawConfig(options: LoadOptions = {}): Promise<{ raw: R
       omit$Keys: true,
     })
   } catch (error) {
-    const where = configFile ?? cwd
-    throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load the config in ${where}: ${message(error)}`, [], { cause: error })
+    const where = configFile ?? CONFIG_NAMES.map((name) => resolve(cwd, name)).find((file) => existsSync(file)) ?? cwd
+    throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load ${where}: ${message(error)}`, [], { cause: error })
   }
-  const found = [loaded.configFile, ...(loaded.layers ?? []).map((layer) => layer.configFile)].find(
-    (file): file is string => typeof file === 'string' && existsSync(file) && statSync(file).isFile(),
-  )
+  // c12 names rc and package.json layers relative to the folder it searched; a package.json counts only with "verify".
+  const searched = configFile ? dirname(configFile) : cwd
+  const layers: { configFile?: string | undefined; cwd?: string | undefined }[] = [{ configFile: loaded.configFile, cwd: searched }, ...(loaded.layers ?? [])]
+  const candidates = layers.flatMap((layer) => (layer.configFile ? [resolve(layer.cwd ?? searched, layer.configFile)] : []))
+  const found = candidates.find((file) => existsSync(file) && statSync(file).isFile() && (basename(file) !== 'package.json' || hasVerifyKey(file)))
   const raw = loaded.config ?? {}
   if (!found && Object.keys(raw).length === 0) {
     throw new VerifyConfigError(

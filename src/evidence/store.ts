@@ -14,6 +14,11 @@ export type ReadEvidenceResult = { ok: true; file: EvidenceFile } | { ok: false;
  * renamed over the target, so readers see the old file or the new one, never a partial one.
  */
 export async function writeEvidenceFile(target: string, file: EvidenceFile): Promise<void> {
+  await writeJsonAtomic(target, file)
+}
+
+/** Writes any JSON value atomically (temporary file, fsync, rename), with a trailing newline. */
+export async function writeJsonAtomic(target: string, file: unknown): Promise<void> {
   await mkdir(path.dirname(target), { recursive: true })
   const temporary = temporaryPath(target)
   try {
@@ -108,7 +113,7 @@ function fail(reason: string): ReadEvidenceResult {
   return { ok: false, reason }
 }
 
-function serialise(file: EvidenceFile): string {
+function serialise(file: unknown): string {
   return `${JSON.stringify(file, null, 2)}\n`
 }
 

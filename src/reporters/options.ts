@@ -2,7 +2,7 @@
 export interface ReporterOptions {
   /** Writes to the run's main output (stdout for the CLI). */
   write: (text: string) => void
-  /** A file named with `--reporter name=<file>`, absolute. */
+  /** A file named with `--reporter name=<file>` (or `[name, { file }]` in the config), absolute. */
   file?: string
   color: boolean
   /** The output is an interactive terminal. */
@@ -13,4 +13,6 @@ export interface ReporterOptions {
   rows?: number
   /** The folder paths are shown relative to. */
   cwd: string
+  /** The environment of the run (e.g. `GITHUB_STEP_SUMMARY`); reporters only read it. */
+  env: Readonly<Record<string, string | undefined>>
 }

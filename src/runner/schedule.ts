@@ -25,6 +25,11 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv
   /** Masks secrets in all captured text. */
   transform?: (text: string) => string
+  /**
+   * Results already settled before the run: valid evidence reused from an earlier run, approvals, stale evidence of
+   * checks left out. These checks are not run.
+   */
+  settled?: ReadonlyMap<string, CheckResult>
   /** The workspace to bind evidence to; computed when omitted. */
   workspace?: WorkspaceInfo
   now?: () => Date
@@ -107,7 +112,9 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
     reporter.onCheckEnd?.(check, result)
   }
   for (const check of protocol.checks) {
-    if (!selected.has(check.id)) settle(check, { status: 'skipped', reason: options.skip?.includes(check.id) ? 'left out with --skip' : 'not selected with --only' })
+    const prior = options.settled?.get(check.id)
+    if (prior) settle(check, { status: prior.status, reason: prior.reason, evidence: prior.evidence })
+    else if (!selected.has(check.id)) settle(check, { status: 'skipped', reason: options.skip?.includes(check.id) ? 'left out with --skip' : 'not selected with --only' })
     else if (protocol.skipOptional && !check.required) settle(check, { status: 'skipped', reason: 'optional check skipped (skipOptional)' })
     else if (check.kind === 'manual') settle(check, { status: 'pending_manual', reason: check.manual ?? null })
   }

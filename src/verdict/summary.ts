@@ -29,6 +29,7 @@ function describe(result: CheckResult, options: Required<Pick<SummaryOptions, 'l
     case 'stale':
       return { issue: `Evidence is no longer valid: ${result.name}${why}`, recommendation: `Run \`${options.command} --only ${result.id}\` to produce fresh evidence` }
     case 'pending':
+      return { issue: `No evidence: ${result.name}${why}`, recommendation: `Run \`${options.command}\` to record it` }
     case 'running':
       return { issue: `Check did not finish: ${result.name}`, recommendation: `Run \`${options.command}\` again` }
     case 'passed':

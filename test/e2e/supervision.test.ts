@@ -39,6 +39,18 @@ describe('timeouts', () => {
 
     expect(file.summary.issues.filter((i) => /timed out/i.test(i))).toHaveLength(2)
   })
+
+  test('--timeout on the command line overrides the configured timeout', async () => {
+    const box = sandbox()
+    // The `interrupt` protocol's long check is configured with 30 s.
+    const result = await box.run(['interrupt', '--timeout', '1s', '--cwd', SUPERVISION])
+    expect(result.killedByTest).toBe(false)
+    expect(result.code, diagnose(result)).toBe(1)
+    expect(box.check('long')).toMatchObject({ status: 'timed_out', evidence: { timedOut: true } })
+    expect(box.check('after').status).toBe('skipped')
+    expect(await survivors(readPids(box.path('long.pids')), 250)).toEqual([])
+    expect(result.durationMs).toBeLessThan(10_000)
+  })
 })
 
 describe('leftovers', () => {

@@ -1,0 +1,115 @@
+// `verify approve <checkId>`: a person's approval of a manual check, bound to the code and the check they saw.
+import { execFileSync } from 'node:child_process'
+import { userInfo } from 'node:os'
+import { recordApproval, type Approval } from '../evidence/approvals.js'
+import { checkDigest } from '../evidence/digest.js'
+import { workspaceFingerprint } from '../evidence/fingerprint.js'
+import { readEvidenceFile } from '../evidence/store.js'
+import { VerifyUsageError } from '../errors.js'
+import type { Checklist, ResolvedCheck, WorkspaceInfo } from '../types.js'
+import { summarize } from '../verdict/summary.js'
+import { approvalEvidence, currentFingerprint } from '../verdict/validate.js'
+import { parse } from './args.js'
+import { CONFIG_OPTIONS, commandContext, saveEvidence, type CommandContext } from './context.js'
+import { ExitCode } from './exit-code.js'
+import type { CliIO } from './io.js'
+
+export const APPROVE_OPTIONS = {
+  by: { type: 'string' },
+  note: { type: 'string' },
+  protocol: { type: 'string' },
+  ...CONFIG_OPTIONS,
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** Who is approving, when `--by` is not given: git's user.name, else the login name. */
+function defaultApprover(cwd: string): string {
+  try {
+    const name = execFileSync('git', ['config', 'user.name'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    if (name) return name
+  } catch {
+    // Not a git repository, or no name configured.
+  }
+  try {
+    return userInfo().username
+  } catch {
+    return 'unknown'
+  }
+}
+
+async function approve(context: CommandContext, check: ResolvedCheck, workspace: WorkspaceInfo, by: string, note: string | null): Promise<Approval> {
+  const { rootDir } = context.loaded.protocol
+  const approval: Approval = {
+    by,
+    note,
+    timestamp: new Date().toISOString(),
+    fingerprint: await currentFingerprint(check, rootDir, workspace),
+    checkDigest: checkDigest(check, rootDir),
+    evidenceType: check.evidenceType,
+  }
+  await recordApproval(context.approvalsPath, check.id, approval)
+  return approval
+}
+
+export async function approveCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parse('approve', argv, APPROVE_OPTIONS)
+  const [checkId, ...extra] = positionals
+  if (!checkId || extra.length > 0) throw new VerifyUsageError('verify approve takes one check id: `verify approve <checkId> [--by name] [--note text]`')
+  const context = await commandContext(io, values, values.protocol)
+  const { protocol } = context.loaded
+  const manual = protocol.checks.filter((c) => c.kind === 'manual').map((c) => c.id)
+  const check = protocol.checks.find((c) => c.id === checkId)
+  if (!check) {
+    const hint = manual.length > 0 ? `Manual checks: ${manual.join(', ')}.` : 'It has no manual checks.'
+    throw new VerifyUsageError(`No check "${checkId}" in protocol "${protocol.name}". ${hint}`)
+  }
+  if (check.kind !== 'manual') {
+    throw new VerifyUsageError(
+      `"${checkId}" is a ${check.kind} check: it proves itself by running, not by approval. Run \`npx verify run --only ${checkId}\`.`,
+    )
+  }
+  const workspace = await workspaceFingerprint(protocol.rootDir)
+  const approval = await approve(context, check, workspace, values.by?.trim() || defaultApprover(protocol.rootDir), values.note ?? null)
+
+  // Keep the evidence file in step, so `verify check` sees the approval without another run.
+  const stored = await readEvidenceFile(context.evidencePath)
+  if (stored.ok && stored.file.protocol?.name === protocol.name) {
+    const file = stored.file
+    const checks = file.checks.map((result) =>
+      result.id === check.id ? { ...result, status: 'passed' as const, reason: null, evidence: approvalEvidence(approval) } : result,
+    )
+    await saveEvidence(context, { ...file, checks, summary: summarize(checks, file.protocol.strictMode) })
+  }
+  io.stdout(
+    context.redact(
+      `Approved "${check.name}" (${check.evidenceType}) as ${approval.by}${approval.note ? ` — ${approval.note}` : ''}.\n` +
+        `The approval is bound to the current code (${approval.fingerprint.slice(0, 19)}…); a change to the code or to the check makes it stale.\n`,
+    ),
+  )
+  return ExitCode.approved
+}
+
+/** Prompts are for people at a terminal: never in CI, never without a TTY on both ends. */
+export function canPrompt(io: CliIO): boolean {
+  const ci = Boolean(io.env.CI) && io.env.CI !== 'false'
+  return !ci && io.isTTY && io.prompt !== undefined
+}
+
+/** Offers to approve each manual check still waiting; returns true when any was approved. */
+export async function promptApprovals(context: CommandContext, checklist: Checklist, workspace: WorkspaceInfo, io: CliIO): Promise<boolean> {
+  const ask = io.prompt
+  if (!ask) return false
+  let changed = false
+  for (const result of checklist.results) {
+    const check = checklist.protocol.checks.find((c) => c.id === result.id)
+    if (!check || check.kind !== 'manual' || (result.status !== 'pending_manual' && result.status !== 'stale')) continue
+    const answer = await ask(`\nApprove "${check.name}"? ${check.manual ?? ''} [y/N] `)
+    if (!/^y(es)?$/i.test(answer.trim())) continue
+    const fallback = defaultApprover(checklist.protocol.rootDir)
+    const by = (await ask(`Approved by [${fallback}]: `)).trim() || fallback
+    const approval = await approve(context, check, workspace, by, null)
+    Object.assign(result, { status: 'passed', reason: null, evidence: approvalEvidence(approval) })
+    changed = true
+  }
+  return changed
+}

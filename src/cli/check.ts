@@ -1,0 +1,87 @@
+// `verify check [protocol]`: is the stored evidence still proof? Validates it against the protocol and the code as
+// they are now, runs nothing, prints why each check is or is not satisfied, and exits by the verdict.
+import pc from 'picocolors'
+import { readApprovals } from '../evidence/approvals.js'
+import { workspaceFingerprint } from '../evidence/fingerprint.js'
+import { verifySignature } from '../evidence/sign.js'
+import { readEvidenceFile } from '../evidence/store.js'
+import { formatDuration } from '../duration.js'
+import { statusIcon, verdictLine } from '../reporters/default.js'
+import { useColor } from '../reporters/select.js'
+import type { CheckResult } from '../types.js'
+import { summarize } from '../verdict/summary.js'
+import { judgeStoredEvidence } from '../verdict/validate.js'
+import { duration, parse } from './args.js'
+import { CONFIG_OPTIONS, commandContext, maskedIO } from './context.js'
+import { ExitCode, exitCodeOfVerdict } from './exit-code.js'
+import type { CliIO } from './io.js'
+
+export const CHECK_OPTIONS = {
+  'max-age': { type: 'string' },
+  'require-signature': { type: 'boolean' },
+  json: { type: 'boolean' },
+  ...CONFIG_OPTIONS,
+  color: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number> {
+  const { values, positionals } = parse('check', argv, CHECK_OPTIONS)
+  const maxAgeMs = duration('max-age', values['max-age'])
+  const context = await commandContext(rawIO, values, positionals[0], maxAgeMs === undefined ? {} : { maxAgeMs })
+  const io = maskedIO(rawIO, context.redact)
+  const c = pc.createColors(useColor(io, values.color))
+  const { protocol } = context.loaded
+  const stored = await readEvidenceFile(context.evidencePath)
+  if (!stored.ok) {
+    if (values.json) io.stdout(`${JSON.stringify({ verdict: 'incomplete', reason: stored.reason }, null, 2)}\n`)
+    else io.stdout(`${c.bold('verify check')} ${c.yellow('INCOMPLETE')}: ${stored.reason}\n`)
+    return ExitCode.incomplete
+  }
+  const { file } = stored
+  const problems: string[] = []
+  const signature = file.signature ? verifySignature(file, context.signingKey) : null
+  if (values['require-signature'] || (signature && context.signingKey)) {
+    const verdict = verifySignature(file, context.signingKey)
+    if (!verdict.valid) problems.push(`Signature: ${verdict.reason}`)
+  }
+  const sameProtocol = file.protocol?.name === protocol.name
+  if (!sameProtocol) problems.push(`The evidence is for protocol "${String(file.protocol?.name)}", not "${protocol.name}"`)
+
+  const workspace = await workspaceFingerprint(protocol.rootDir)
+  const approvals = await readApprovals(context.approvalsPath)
+  const judgements = await judgeStoredEvidence(protocol, sameProtocol ? file : null, workspace, { maxAgeMs: protocol.maxAgeMs, approvals })
+  const results: CheckResult[] = protocol.checks.map((check) => judgements.get(check.id)?.result as CheckResult)
+  const summary = summarize(results, protocol.strictMode)
+  // Forged or altered evidence is not merely missing proof: it is a reason to reject.
+  if (problems.some((p) => p.startsWith('Signature'))) {
+    summary.verdict = 'rejected'
+  }
+  summary.issues.unshift(...problems)
+
+  if (values.json) {
+    const checks = protocol.checks.map((check) => {
+      const j = judgements.get(check.id)
+      return { id: check.id, status: j?.result.status, valid: j?.validity.valid ?? false, reason: j?.result.reason ?? null, issues: j?.validity.issues ?? [] }
+    })
+    io.stdout(`${JSON.stringify({ protocol: protocol.name, evidence: context.evidencePath, verdict: summary.verdict, checks, summary }, null, 2)}\n`)
+    return exitCodeOfVerdict(summary.verdict)
+  }
+  const now = Date.now()
+  const pad = Math.max(...protocol.checks.map((check) => check.id.length))
+  io.stdout(`${c.bold('verify check')} ${c.dim(`· protocol ${protocol.name} · ${context.evidencePath}`)}\n`)
+  for (const result of results) {
+    const at = result.evidence ? Date.parse(result.evidence.timestamp) : Number.NaN
+    const age = Number.isNaN(at) ? '' : c.dim(` (recorded ${formatDuration(Math.max(0, now - at))} ago${result.evidence?.approval ? ` by ${result.evidence.approval.by}` : ''})`)
+    const what = result.status === 'passed' ? c.green('valid') : result.status.replace('_', ' ')
+    const why = result.status === 'passed' || !result.reason ? '' : ` — ${result.reason}`
+    io.stdout(` ${statusIcon(result.status, c)} ${result.id.padEnd(pad)} ${what}${why}${age}\n`)
+  }
+  io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
+  for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${issue}\n`)
+  for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${recommendation}\n`)
+  if (signature && !context.signingKey && !values['require-signature']) {
+    io.stdout(c.dim(`   The evidence is signed; set VERIFY_SIGNING_KEY (or pass --require-signature) to check it.\n`))
+  }
+  return exitCodeOfVerdict(summary.verdict)
+}

@@ -1,0 +1,62 @@
+// What every command that reads or writes evidence needs: the resolved protocol, the paths, the secrets to mask.
+import { dirname, join, resolve } from 'node:path'
+import { loadVerifyConfig, type LoadedConfig } from '../config/load.js'
+import type { ProtocolOverrides } from '../config/normalize.js'
+import { createRedactor, redactDeep, secretValues, type Redactor } from '../evidence/redact.js'
+import { signEvidence, SIGNING_KEY_ENV } from '../evidence/sign.js'
+import { writeEvidenceFile } from '../evidence/store.js'
+import type { EvidenceFile } from '../types.js'
+import type { CliIO } from './io.js'
+
+/** Flags shared by every command that loads the config and finds the evidence. */
+export const CONFIG_OPTIONS = {
+  evidence: { type: 'string' },
+  config: { type: 'string' },
+  cwd: { type: 'string' },
+} as const
+
+export interface CommandContext {
+  loaded: LoadedConfig
+  evidencePath: string
+  approvalsPath: string
+  logDir: string
+  redact: Redactor
+  signingKey: string | undefined
+}
+
+export async function commandContext(
+  io: CliIO,
+  values: { evidence?: string | undefined; config?: string | undefined; cwd?: string | undefined },
+  protocol: string | undefined,
+  overrides: ProtocolOverrides = {},
+): Promise<CommandContext> {
+  const loaded = await loadVerifyConfig({
+    cwd: resolve(io.cwd, values.cwd ?? '.'),
+    ...(values.config ? { configFile: resolve(io.cwd, values.config) } : {}),
+    ...(protocol ? { protocol } : {}),
+    overrides,
+  })
+  const evidencePath = values.evidence ? resolve(io.cwd, values.evidence) : join(loaded.rootDir, '.verify', 'evidence.json')
+  const signingKey = io.env[SIGNING_KEY_ENV] || undefined
+  return {
+    loaded,
+    evidencePath,
+    approvalsPath: join(dirname(evidencePath), 'approvals.json'),
+    logDir: join(dirname(evidencePath), 'logs'),
+    redact: createRedactor(secretValues(io.env), loaded.protocol.redact),
+    signingKey,
+  }
+}
+
+/** Masks secrets everywhere in the file, signs it when a key is set, and writes it atomically. */
+export async function saveEvidence(context: CommandContext, file: EvidenceFile): Promise<EvidenceFile> {
+  const masked = redactDeep(file, context.redact)
+  const final = context.signingKey ? signEvidence(masked, context.signingKey) : masked
+  await writeEvidenceFile(context.evidencePath, final)
+  return final
+}
+
+/** The IO with every printed byte passed through the secret mask. */
+export function maskedIO(io: CliIO, redact: Redactor): CliIO {
+  return { ...io, stdout: (text) => io.stdout(redact(text)), stderr: (text) => io.stderr(redact(text)) }
+}

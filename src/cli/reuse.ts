@@ -1,0 +1,42 @@
+// What a run can take from before it: valid evidence (--reuse, or checks left out), approvals of manual checks.
+import { readApprovals } from '../evidence/approvals.js'
+import { readEvidenceFile } from '../evidence/store.js'
+import type { CheckResult, WorkspaceInfo } from '../types.js'
+import { judgeStoredEvidence } from '../verdict/validate.js'
+import type { CommandContext } from './context.js'
+
+export interface PriorOptions {
+  /** Reuse every check's valid evidence instead of running it. */
+  reuse: boolean
+  /** The checks this run selected (--only / --skip); the others keep only valid evidence. */
+  selected: ReadonlySet<string>
+}
+
+/**
+ * Results settled before anything runs. Valid passing evidence is carried with `reused: true` and its original
+ * timestamp, so it ages as it would have; stale evidence of a check left out is reported as stale, never as fresh.
+ */
+export async function priorResults(context: CommandContext, workspace: WorkspaceInfo, options: PriorOptions): Promise<Map<string, CheckResult>> {
+  const { protocol } = context.loaded
+  const approvals = await readApprovals(context.approvalsPath)
+  const partial = options.selected.size < protocol.checks.length
+  const previous = options.reuse || partial ? await readEvidenceFile(context.evidencePath) : null
+  // Evidence of another protocol proves nothing about this one.
+  const file = previous?.ok && previous.file.protocol?.name === protocol.name ? previous.file : null
+  const judgements = await judgeStoredEvidence(protocol, file, workspace, { maxAgeMs: protocol.maxAgeMs, approvals })
+  const settled = new Map<string, CheckResult>()
+  for (const check of protocol.checks) {
+    const judgement = judgements.get(check.id)
+    if (!judgement) continue
+    if (check.kind === 'manual') {
+      if (approvals[check.id]) settled.set(check.id, judgement.result)
+      continue
+    }
+    const left = !options.selected.has(check.id)
+    if (!options.reuse && !left) continue
+    const { result } = judgement
+    if (judgement.reusable && result.evidence) settled.set(check.id, { ...result, evidence: { ...result.evidence, reused: true } })
+    else if (left && result.status === 'stale') settled.set(check.id, result)
+  }
+  return settled
+}

@@ -1,0 +1,83 @@
+// The `agent` reporter: a compact digest a coding agent can act on — what failed, how, the lines that matter
+// and the next command to run. Bounded whatever the checks printed.
+import { dirname, join, relative } from 'node:path'
+import { formatDuration } from '../duration.js'
+import type { CheckResult } from '../types.js'
+import { cutLine, excerpt, FAILING, howItEnded } from './excerpt.js'
+import type { ReporterOptions } from './options.js'
+import type { Reporter, RunOutcome } from './types.js'
+
+/** Failing checks shown with their output; the rest get one line each. */
+const DETAILED = 8
+const ONE_LINERS = 20
+const LINES_PER_CHECK = 30
+const LINE_WIDTH = 300
+
+const ICON: Partial<Record<CheckResult['status'], string>> = { failed: '✗', timed_out: '⏱', error: '✗', pending_manual: '?', stale: '?' }
+
+function detail(result: CheckResult, logFile: string): string[] {
+  const lines = [`${ICON[result.status] ?? '·'} ${result.id}${result.name === result.id ? '' : ` (${result.name})`} — ${result.status.replace('_', ' ')}: ${howItEnded(result)}`]
+  const e = result.evidence
+  if (e) {
+    lines.push(`  $ ${cutLine(e.command ?? '(function check)', LINE_WIDTH)}`)
+    const how = [e.exitCode !== null ? `exit code ${e.exitCode}` : '', e.signal ? `signal ${e.signal}` : '', e.timedOut ? 'timed out' : '', formatDuration(e.durationMs)]
+    lines.push(`  ${how.filter(Boolean).join(', ')}`)
+    const { matches, tail, total } = excerpt(e.output.text, { maxLines: LINES_PER_CHECK, width: LINE_WIDTH })
+    if (total === 0) lines.push('  (no output)')
+    for (const line of matches) lines.push(`  │ ${line}`)
+    if (matches.length && tail.length) lines.push('  ⋮')
+    for (const line of tail) lines.push(`  │ ${line}`)
+    if (total > matches.length + tail.length) lines.push(`  (${total} lines in all; full log: ${logFile})`)
+  }
+  return lines
+}
+
+/** The digest of a finished run, as text. */
+export function renderAgentDigest(outcome: RunOutcome, cwd: string): string {
+  const { checklist, summary } = outcome
+  const strict = checklist.protocol.strictMode
+  const rel = (path: string) => relative(cwd, path) || path
+  const logDir = join(dirname(outcome.evidencePath), 'logs')
+  const ms = Date.parse(checklist.finishedAt ?? '') - Date.parse(checklist.startedAt ?? '')
+  const counts = [`${summary.passed} passed`, summary.failed && `${summary.failed} failed`, summary.skipped && `${summary.skipped} skipped`, summary.pending && `${summary.pending} pending`]
+  const out = [
+    `verify: ${summary.verdict.toUpperCase()} — ${counts.filter(Boolean).join(', ')} of ${summary.total} checks (protocol ${checklist.protocol.name}${Number.isFinite(ms) ? `, ${formatDuration(ms)}` : ''})`,
+  ]
+  if (outcome.interrupted) out.push(`Interrupted by ${outcome.interrupted}: unfinished checks were cancelled.`)
+
+  const blocking = checklist.results.filter((r) => r.status !== 'passed' && (r.required || (strict && FAILING.has(r.status))))
+  const failing = blocking.filter((r) => FAILING.has(r.status))
+  const others = blocking.filter((r) => !FAILING.has(r.status))
+  for (const result of failing.slice(0, DETAILED)) out.push('', ...detail(result, rel(join(logDir, `${result.id}.log`))))
+  const oneLiners = [...failing.slice(DETAILED), ...others]
+  if (oneLiners.length) out.push('')
+  for (const result of oneLiners.slice(0, ONE_LINERS)) {
+    out.push(cutLine(`${ICON[result.status] ?? '↓'} ${result.id} — ${result.status.replace('_', ' ')}${result.reason ? `: ${result.reason.split('\n')[0]}` : ''}`, LINE_WIDTH))
+  }
+  if (oneLiners.length > ONE_LINERS) out.push(`… and ${oneLiners.length - ONE_LINERS} more`)
+  const optional = checklist.results.filter((r) => !r.required && !strict && FAILING.has(r.status))
+  if (optional.length) out.push('', `Warnings (optional checks, not blocking): ${optional.map((r) => `${r.id} ${r.status.replace('_', ' ')}`).join(', ')}`)
+
+  const next: string[] = []
+  const protocol = checklist.protocol.name === 'default' ? '' : ` ${checklist.protocol.name}`
+  const rerun = blocking.filter((r) => r.status !== 'pending_manual').map((r) => r.id)
+  if (rerun.length) next.push(`fix the failures above, then: npx verify run${protocol} --only ${rerun.join(',')}`)
+  for (const result of blocking.filter((r) => r.status === 'pending_manual').slice(0, 5)) {
+    next.push(`ask a person to approve: npx verify approve ${result.id} --by <name>`)
+  }
+  if (next.length === 0 && summary.verdict !== 'approved') next.push(`npx verify run${protocol}`)
+  if (next.length) out.push('', 'Next:', ...next.map((line) => `  ${line}`))
+  out.push(`Evidence: ${rel(outcome.evidencePath)}`)
+  return `${out.join('\n')}\n`
+}
+
+export function createAgentReporter(options: ReporterOptions): Reporter {
+  return {
+    onRunStart(checklist) {
+      options.write(`verify: running protocol ${checklist.protocol.name} (${checklist.results.length} checks)…\n`)
+    },
+    onRunEnd(outcome) {
+      options.write(renderAgentDigest(outcome, options.cwd))
+    },
+  }
+}

@@ -1,0 +1,109 @@
+// Judges stored evidence against the current protocol and workspace, without running anything (SPEC §6.1, §7).
+import type { Approval } from '../evidence/approvals.js'
+import { checkDigest } from '../evidence/digest.js'
+import { changedFiles, inputsFingerprint } from '../evidence/fingerprint.js'
+import type { CheckResult, Evidence, EvidenceFile, ResolvedCheck, ResolvedProtocol, WorkspaceInfo } from '../types.js'
+import { checkEvidence, type EvidenceValidity } from './check-evidence.js'
+
+export interface StoredJudgement {
+  /** The check's result as the stored evidence supports it now. */
+  result: CheckResult
+  validity: EvidenceValidity
+  /** True when the stored evidence is valid, passing proof that can be reused. */
+  reusable: boolean
+}
+
+export interface ValidateOptions {
+  maxAgeMs: number
+  now?: Date
+  approvals?: Record<string, Approval>
+}
+
+const EMPTY_OUTPUT = { text: '', bytes: 0, truncated: false, sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' }
+
+/** Evidence with the fields the rules read; anything else is treated as missing rather than trusted or crashed on. */
+function wellFormed(evidence: unknown): evidence is Evidence {
+  const e = evidence as Evidence
+  return (
+    !!e &&
+    typeof e === 'object' &&
+    typeof e.type === 'string' &&
+    typeof e.passed === 'boolean' &&
+    typeof e.timestamp === 'string' &&
+    typeof e.fingerprint === 'string' &&
+    typeof e.checkDigest === 'string' &&
+    !!e.output &&
+    typeof e.output.text === 'string'
+  )
+}
+
+/** Evidence recorded from a person's approval. */
+export function approvalEvidence(approval: Approval): Evidence {
+  return {
+    type: approval.evidenceType,
+    passed: true,
+    command: null,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    durationMs: 0,
+    timestamp: approval.timestamp,
+    fingerprint: approval.fingerprint,
+    checkDigest: approval.checkDigest,
+    output: { ...EMPTY_OUTPUT },
+    error: null,
+    approval: { by: approval.by, note: approval.note },
+    metadata: {},
+  }
+}
+
+/** The fingerprint a check's evidence must carry now: the workspace's, or that of its inputs. */
+export async function currentFingerprint(check: ResolvedCheck, rootDir: string, workspace: WorkspaceInfo): Promise<string> {
+  return check.inputs ? inputsFingerprint(rootDir, check.inputs, workspace) : workspace.fingerprint
+}
+
+/** Judges each check's stored evidence (or approval) against the protocol and workspace as they are now. */
+export async function judgeStoredEvidence(
+  protocol: ResolvedProtocol,
+  file: EvidenceFile | null,
+  workspace: WorkspaceInfo,
+  options: ValidateOptions,
+): Promise<Map<string, StoredJudgement>> {
+  const stored = new Map((file?.checks ?? []).filter((c) => c && typeof c.id === 'string').map((c) => [c.id, c]))
+  const oldTree = file?.workspace?.git?.tree
+  const newTree = workspace.git?.tree
+  const changed = oldTree && newTree && oldTree !== newTree ? await changedFiles(protocol.rootDir, oldTree, newTree) : null
+  const judgements = new Map<string, StoredJudgement>()
+  for (const check of protocol.checks) {
+    const approval = check.kind === 'manual' ? options.approvals?.[check.id] : undefined
+    const previous = stored.get(check.id)
+    const evidence = approval ? approvalEvidence(approval) : wellFormed(previous?.evidence) ? previous.evidence : null
+    const context = {
+      // An approval is bound to the code and the check, not to the clock: people do not re-approve every five minutes.
+      maxAgeMs: approval ? Number.POSITIVE_INFINITY : options.maxAgeMs,
+      fingerprint: await currentFingerprint(check, protocol.rootDir, workspace),
+      checkDigest: checkDigest(check, protocol.rootDir),
+      ...(options.now ? { now: options.now } : {}),
+      ...(changed && !check.inputs ? { changedFiles: changed } : {}),
+    }
+    const validity = checkEvidence(check, evidence, context)
+    const base = { id: check.id, name: check.name, evidenceType: check.evidenceType, required: check.required }
+    let result: CheckResult
+    if (!evidence) {
+      const status = check.kind === 'manual' ? 'pending_manual' : 'pending'
+      result = { ...base, status, reason: check.kind === 'manual' ? (check.manual ?? null) : 'no evidence recorded', evidence: null }
+    } else if (validity.valid) {
+      result = { ...base, status: 'passed', reason: null, evidence }
+    } else {
+      // A recorded failure still bound to this code is a failure; anything else that is wrong makes it stale.
+      const onlyFailed = validity.issues.length === 1 && evidence.passed === false
+      const recorded = previous?.status
+      const settled = recorded !== undefined && !['passed', 'pending', 'running', 'stale'].includes(recorded)
+      result = onlyFailed
+        ? { ...base, status: settled ? recorded : 'failed', reason: previous?.reason ?? 'its evidence records a failure', evidence }
+        : { ...base, status: 'stale', reason: validity.issues.map((i) => i.replace(`${check.name}: `, '')).join('; '), evidence }
+    }
+    judgements.set(check.id, { result, validity, reusable: validity.valid })
+  }
+  return judgements
+}
