@@ -2,18 +2,16 @@
 import { VerifyConfigError, VerifyError } from '../errors.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
-import { approveCommand } from './approve.js'
-import { checkCommand } from './check.js'
 import { APPROVE_HELP, CHECK_HELP, HELP, RUN_HELP } from './help.js'
 import { processIO, type CliIO } from './io.js'
-import { runCommand } from './run.js'
 
 type Command = (argv: string[], io: CliIO) => Promise<number>
 
+// Each command is imported only when it runs: `verify list` must not pay for the runner's modules.
 const COMMANDS: Record<string, { run: Command; help: string }> = {
-  run: { run: runCommand, help: RUN_HELP },
-  check: { run: checkCommand, help: CHECK_HELP },
-  approve: { run: approveCommand, help: APPROVE_HELP },
+  run: { run: async (argv, io) => (await import('./run.js')).runCommand(argv, io), help: RUN_HELP },
+  check: { run: async (argv, io) => (await import('./check.js')).checkCommand(argv, io), help: CHECK_HELP },
+  approve: { run: async (argv, io) => (await import('./approve.js')).approveCommand(argv, io), help: APPROVE_HELP },
 }
 
 /** Formats an error for people: what went wrong and every problem found, never a stack trace. */

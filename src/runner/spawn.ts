@@ -1,6 +1,6 @@
 // Runs one command in its own process group and supervises it: timeout, cancellation, leftovers, stdin closed.
 import { stat } from 'node:fs/promises'
-import { execa } from 'execa'
+import { spawn } from 'node:child_process'
 import type { OutputCapture } from './capture.js'
 
 export interface SpawnOptions {
@@ -68,21 +68,18 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
   const { command } = options
   const shell = typeof command === 'string'
   const [file, ...args] = shell ? [command] : (command as readonly string[])
-  const subprocess = execa(file as string, args, {
+  // Own process group (detached) so the whole tree can be signalled; stdin closed so nothing waits for input.
+  const subprocess = spawn(file as string, args, {
     cwd: options.cwd,
     env: options.env,
-    extendEnv: false,
     shell,
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-    buffer: false,
-    reject: false,
+    stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
-    cleanup: false,
-    encoding: 'buffer',
-    stripFinalNewline: false,
     windowsHide: true,
+  })
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: NodeJS.ErrnoException }>((resolve) => {
+    subprocess.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }))
+    subprocess.once('close', (code, signal) => resolve({ code, signal }))
   })
   const pgid = subprocess.pid
   if (pgid !== undefined) liveGroups.add(pgid)
@@ -132,7 +129,7 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
     drainTimer = setTimeout(reap, options.drainMs ?? 2000)
   })
 
-  const result = await subprocess
+  const result = await closed
   clearTimeout(timeoutTimer)
   clearTimeout(graceTimer)
   clearTimeout(drainTimer)
@@ -144,13 +141,13 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
   }
 
   let error: string | null = null
-  const code = (result as { code?: string }).code
+  const code = result.error?.code
   if (code === 'ENOENT') error = `command not found: ${file} (is it installed and on PATH?)`
   else if (code === 'EACCES') error = `permission denied running ${file}`
-  else if (pgid === undefined) error = `could not start \`${describeCommand(command)}\`: ${result.shortMessage ?? 'unknown error'}`
+  else if (result.error) error = `could not start \`${describeCommand(command)}\`: ${result.error.message}`
   return {
-    exitCode: error ? null : (result.exitCode ?? null),
-    signal: result.signal ?? null,
+    exitCode: error ? null : result.code,
+    signal: result.signal,
     timedOut,
     cancelled: cancelled && !timedOut,
     error,
