@@ -187,6 +187,8 @@ export interface EvidenceFile {
   finishedAt: string
   /** Set when the run was interrupted by a signal. */
   interrupted?: string
+  /** Set on a shard's evidence: which share of the protocol it ran, and the verdict of that share alone. */
+  shard?: { index: number; total: number; checks: string[]; verdict: Verdict }
   checks: CheckResult[]
   summary: Summary
   signature?: { alg: 'hmac-sha256'; value: string }

@@ -5,6 +5,7 @@ Usage:
   verify [run] [protocol] [options]   run every check and write .verify/evidence.json
   verify check [protocol]             is the stored evidence still valid? (runs nothing)
   verify approve <checkId>            approve a manual check for the current code
+  verify merge <evidence...>          combine the evidence of shards into one verdict
   verify --help | --version
 
 Run options:
@@ -17,6 +18,7 @@ Run options:
   --timeout 5m          per-check timeout for every check
   --max-age 5m          how long evidence stays fresh
   --reuse               run only checks without valid evidence; reuse the rest
+  --shard i/n           run the i-th of n deterministic shares (dependencies kept together)
   --no-interactive      never offer to approve manual checks at the terminal
   --reporter name[=file] default | json (repeatable; replaces the default)
   --evidence <path>     where to write the evidence (default .verify/evidence.json)
@@ -56,4 +58,15 @@ Options:
   --note <text>         why, or what was looked at
   --protocol <name>     the protocol the check belongs to (default: "default")
   --evidence <path>  --config <file>  --cwd <dir>
+`
+
+export const MERGE_HELP = `verify merge <evidence...> [--evidence out] — combine shards into one verdict
+
+Takes the evidence files of \`verify run --shard i/n\` jobs, refuses files from a different protocol definition
+or a different workspace fingerprint (or a signed file that was altered, when VERIFY_SIGNING_KEY is set), and
+writes one evidence file whose verdict covers the whole protocol. A missing shard leaves its checks skipped.
+
+Options:
+  --evidence <path>     where to write the merged file (default .verify/evidence.json)
+  --no-color
 `

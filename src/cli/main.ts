@@ -2,7 +2,7 @@
 import { VerifyConfigError, VerifyError } from '../errors.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
-import { APPROVE_HELP, CHECK_HELP, HELP, RUN_HELP } from './help.js'
+import { APPROVE_HELP, CHECK_HELP, HELP, MERGE_HELP, RUN_HELP } from './help.js'
 import { processIO, type CliIO } from './io.js'
 
 type Command = (argv: string[], io: CliIO) => Promise<number>
@@ -12,6 +12,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   run: { run: async (argv, io) => (await import('./run.js')).runCommand(argv, io), help: RUN_HELP },
   check: { run: async (argv, io) => (await import('./check.js')).checkCommand(argv, io), help: CHECK_HELP },
   approve: { run: async (argv, io) => (await import('./approve.js')).approveCommand(argv, io), help: APPROVE_HELP },
+  merge: { run: async (argv, io) => (await import('./merge.js')).mergeCommand(argv, io), help: MERGE_HELP },
 }
 
 /** Formats an error for people: what went wrong and every problem found, never a stack trace. */

@@ -8,6 +8,7 @@ import { VerifyUsageError } from '../errors.js'
 import { combineReporters } from '../reporters/index.js'
 import { createReporters, useColor } from '../reporters/select.js'
 import { createChecklist, runVerification, selectChecks } from '../runner/schedule.js'
+import { partitionShards, parseShard } from '../runner/shard.js'
 import { killAllGroups } from '../runner/spawn.js'
 import { summarize } from '../verdict/summary.js'
 import { canPrompt, promptApprovals } from './approve.js'
@@ -28,6 +29,7 @@ export const RUN_OPTIONS = {
   'max-age': { type: 'string' },
   reporter: { type: 'string', multiple: true },
   reuse: { type: 'boolean' },
+  shard: { type: 'string' },
   interactive: { type: 'boolean' },
   ...CONFIG_OPTIONS,
   color: { type: 'boolean' },
@@ -69,12 +71,15 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
     if (!ids.has(id)) throw new VerifyUsageError(`No check "${id}" in protocol "${protocol.name}". Checks: ${[...ids].join(', ')}.`)
   }
   const color = useColor(io, values.color)
-  const reporter = combineReporters(await createReporters(values.reporter, io, color))
+  const reporter = combineReporters(await createReporters(values.reporter, io, color, context.loaded))
 
   const workspace = await workspaceFingerprint(protocol.rootDir)
+  const shard = values.shard ? parseShard(values.shard) : undefined
+  const shardChecks = shard ? new Set(partitionShards(protocol.checks, shard.total)[shard.index - 1]) : undefined
   const settled = await priorResults(context, workspace, {
     reuse: values.reuse ?? false,
-    selected: selectChecks(protocol.checks, only, skip),
+    // Other shards' checks are not "left out": their evidence comes from their own jobs, through `verify merge`.
+    selected: shard ? new Set(protocol.checks.map((c) => c.id)) : selectChecks(protocol.checks, only, skip),
   })
   const checklist = createChecklist(protocol)
   const controller = new AbortController()
@@ -109,6 +114,7 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
       transform: context.redact,
       workspace,
       settled,
+      ...(shard && shardChecks ? { shard: { ...shard, checks: shardChecks } } : {}),
     })
     if (!interrupted && values.interactive !== false && canPrompt(rawIO)) {
       if (await promptApprovals(context, checklist, workspace, io)) {
@@ -119,9 +125,20 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
       const warning = await workspaceDrift(protocol.rootDir, workspace)
       if (warning) summary.warnings.push(warning)
     }
-    const file = await saveEvidence(context, buildEvidenceFile(checklist, summary, interrupted))
+    const record = buildEvidenceFile(checklist, summary, interrupted)
+    let exitVerdict = summary.verdict
+    if (shard && shardChecks) {
+      // A shard never approves the protocol: its file says incomplete; its exit code speaks for its own share.
+      const own = summarize(checklist.results.filter((r) => shardChecks.has(r.id)), protocol.strictMode, { interrupted: interrupted !== null })
+      record.shard = { index: shard.index, total: shard.total, checks: [...shardChecks], verdict: own.verdict }
+      summary.warnings.unshift(
+        `Shard ${shard.index}/${shard.total} ran ${shardChecks.size} of ${protocol.checks.length} checks: verdict ${own.verdict} for its share. \`verify merge\` the shards' evidence for the protocol's verdict.`,
+      )
+      exitVerdict = own.verdict
+    }
+    const file = await saveEvidence(context, record)
     await reporter.onRunEnd({ checklist, summary, file, evidencePath, interrupted })
-    return interrupted ? exitCodeOfSignal(interrupted) : exitCodeOfVerdict(summary.verdict)
+    return interrupted ? exitCodeOfSignal(interrupted) : exitCodeOfVerdict(exitVerdict)
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler)
     process.off('exit', killEveryGroup)

@@ -19,6 +19,8 @@ export interface RunOptions {
   only?: readonly string[]
   /** Leave these ids out. */
   skip?: readonly string[]
+  /** Run only this share of the protocol (`--shard i/n`); the other checks are skipped as run elsewhere. */
+  shard?: { index: number; total: number; checks: ReadonlySet<string> }
   /** Folder of full output logs; null writes none. Default `<rootDir>/.verify/logs`. */
   logDir?: string | null
   /** The environment checks inherit. Default `process.env`. */
@@ -114,6 +116,7 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
   for (const check of protocol.checks) {
     const prior = options.settled?.get(check.id)
     if (prior) settle(check, { status: prior.status, reason: prior.reason, evidence: prior.evidence })
+    else if (options.shard && !options.shard.checks.has(check.id)) settle(check, { status: 'skipped', reason: `runs in another shard (of ${options.shard.total})` })
     else if (!selected.has(check.id)) settle(check, { status: 'skipped', reason: options.skip?.includes(check.id) ? 'left out with --skip' : 'not selected with --only' })
     else if (protocol.skipOptional && !check.required) settle(check, { status: 'skipped', reason: 'optional check skipped (skipOptional)' })
     else if (check.kind === 'manual') settle(check, { status: 'pending_manual', reason: check.manual ?? null })
