@@ -121,7 +121,8 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
         summary = summarize(checklist.results, protocol.strictMode)
       }
     }
-    if (!interrupted) {
+    // Only checks that ran could have changed the workspace.
+    if (!interrupted && checklist.results.some((r) => r.evidence && !r.evidence.reused && r.evidence.command !== null)) {
       const warning = await workspaceDrift(protocol.rootDir, workspace)
       if (warning) summary.warnings.push(warning)
     }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, createWriteStream } from 'node:fs'
+import { mkdirSync, createWriteStream, rmSync } from 'node:fs'
 import type { WriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { dirname } from 'node:path'
@@ -59,6 +59,7 @@ export class OutputCapture {
   #storedBytes = 0
   // Kept after the log is ended early (cap reached) so finish() can wait for it to close.
   #log: WriteStream | null = null
+  #logPath: string | null = null
   #logged = 0
   #finished: Promise<OutputRecord> | null = null
 
@@ -68,7 +69,15 @@ export class OutputCapture {
     this.#logLimit = options.logLimitBytes ?? 50 * 1024 * 1024
     this.#transform = options.transform
     this.onText = options.onText
-    if (options.logFile !== undefined) this.#openLog(options.logFile)
+    if (options.logFile !== undefined) {
+      // The log is opened on the first output (a silent check costs no file); an older run's log never lingers.
+      this.#logPath = options.logFile
+      try {
+        rmSync(options.logFile, { force: true })
+      } catch (error) {
+        this.logError = error instanceof Error ? error : new Error(String(error))
+      }
+    }
   }
 
   /**
@@ -212,6 +221,10 @@ export class OutputCapture {
   }
 
   #writeLog(text: string, bytes: number): void {
+    if (this.#logPath !== null) {
+      this.#openLog(this.#logPath)
+      this.#logPath = null
+    }
     const log = this.#log
     if (!log || log.destroyed || log.writableEnded) return
     if (log.writableLength > LOG_BACKLOG_MAX) {
