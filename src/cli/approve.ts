@@ -1,7 +1,7 @@
 // `verify approve <checkId>`: a person's approval of a manual check, bound to the code and the check they saw.
 import { execFileSync } from 'node:child_process'
 import { userInfo } from 'node:os'
-import { recordApproval, type Approval } from '../evidence/approvals.js'
+import { recordApproval, signApproval, type Approval } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
 import { workspaceFingerprint } from '../evidence/fingerprint.js'
 import { readEvidenceFile } from '../evidence/store.js'
@@ -47,7 +47,7 @@ async function approve(context: CommandContext, check: ResolvedCheck, workspace:
     checkDigest: checkDigest(check, rootDir),
     evidenceType: check.evidenceType,
   }
-  await recordApproval(context.approvalsPath, check.id, approval)
+  await recordApproval(context.approvalsPath, check.id, signApproval(approval, context.signingKey))
   return approval
 }
 

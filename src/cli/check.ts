@@ -1,7 +1,7 @@
 // `verify check [protocol]`: is the stored evidence still proof? Validates it against the protocol and the code as
 // they are now, runs nothing, prints why each check is or is not satisfied, and exits by the verdict.
 import pc from 'picocolors'
-import { readApprovals } from '../evidence/approvals.js'
+import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { workspaceFingerprint } from '../evidence/fingerprint.js'
 import { verifySignature } from '../evidence/sign.js'
 import { readEvidenceFile } from '../evidence/store.js'
@@ -49,7 +49,8 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   if (!sameProtocol) problems.push(`The evidence is for protocol "${String(file.protocol?.name)}", not "${protocol.name}"`)
 
   const workspace = await workspaceFingerprint(protocol.rootDir)
-  const approvals = await readApprovals(context.approvalsPath)
+  // Under --require-signature only what the signed file holds counts; with a key, only approvals signed with it.
+  const approvals = values['require-signature'] ? {} : trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
   const judgements = await judgeStoredEvidence(protocol, sameProtocol ? file : null, workspace, { maxAgeMs: protocol.maxAgeMs, approvals })
   const results: CheckResult[] = protocol.checks.map((check) => judgements.get(check.id)?.result as CheckResult)
   const summary = summarize(results, protocol.strictMode)

@@ -1,5 +1,5 @@
 // What a run can take from before it: valid evidence (--reuse, or checks left out), approvals of manual checks.
-import { readApprovals } from '../evidence/approvals.js'
+import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { readEvidenceFile } from '../evidence/store.js'
 import type { CheckResult, WorkspaceInfo } from '../types.js'
 import { judgeStoredEvidence } from '../verdict/validate.js'
@@ -18,7 +18,7 @@ export interface PriorOptions {
  */
 export async function priorResults(context: CommandContext, workspace: WorkspaceInfo, options: PriorOptions): Promise<Map<string, CheckResult>> {
   const { protocol } = context.loaded
-  const approvals = await readApprovals(context.approvalsPath)
+  const approvals = trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
   const partial = options.selected.size < protocol.checks.length
   const previous = options.reuse || partial ? await readEvidenceFile(context.evidencePath) : null
   // Evidence of another protocol proves nothing about this one.

@@ -1,5 +1,7 @@
 // Manual approvals: who approved which check, bound to the code and the check definition they saw.
 import { readFile } from 'node:fs/promises'
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { canonicalJson } from './canonical.js'
 import { writeJsonAtomic } from './store.js'
 
 export interface Approval {
@@ -11,6 +13,8 @@ export interface Approval {
   fingerprint: string
   checkDigest: string
   evidenceType: string
+  /** HMAC-SHA256 of the approval, when VERIFY_SIGNING_KEY was set: where a key is in use, only signed approvals count. */
+  signature?: string
 }
 
 export interface ApprovalsFile {
@@ -49,4 +53,27 @@ export async function recordApproval(path: string, checkId: string, approval: Ap
   const approvals = await readApprovals(path)
   approvals[checkId] = approval
   await writeJsonAtomic(path, { schemaVersion: 1, approvals } satisfies ApprovalsFile)
+}
+
+function approvalMac(approval: Approval, key: string): string {
+  const { signature: _ignored, ...unsigned } = approval
+  return createHmac('sha256', key).update(canonicalJson(unsigned)).digest('hex')
+}
+
+/** The approval with its signature (with a key), or as it is (without). */
+export function signApproval(approval: Approval, key: string | undefined): Approval {
+  return key ? { ...approval, signature: approvalMac(approval, key) } : approval
+}
+
+/** With a key, keeps only the approvals signed with it: an approval written without the key proves nothing. */
+export function trustedApprovals(approvals: Record<string, Approval>, key: string | undefined): Record<string, Approval> {
+  if (!key) return approvals
+  return Object.fromEntries(
+    Object.entries(approvals).filter(([, approval]) => {
+      if (typeof approval.signature !== 'string') return false
+      const expected = Buffer.from(approvalMac(approval, key), 'hex')
+      const actual = Buffer.from(approval.signature, 'hex')
+      return actual.length === expected.length && timingSafeEqual(actual, expected)
+    }),
+  )
 }

@@ -43,6 +43,8 @@ export function secretForms(value: string): string[] {
   forms.add(encodeURIComponent(value))
   forms.add(encodeURIComponent(value).replace(/%20/g, '+'))
   forms.add(JSON.stringify(value).slice(1, -1))
+  // JSON writers that escape the solidus (PHP's json_encode, some Java libraries).
+  forms.add(JSON.stringify(value).slice(1, -1).replaceAll('/', '\\/'))
   // Doubly escaped JSON, as in a JSON string inside a JSON string.
   forms.add(JSON.stringify(JSON.stringify(value).slice(1, -1)).slice(1, -1))
   for (const form of base64Forms(value)) forms.add(form)
@@ -58,7 +60,12 @@ export function secretValues(env: NodeJS.ProcessEnv): string[] {
   return values
 }
 
-export type Redactor = (text: string) => string
+/** Masks secrets in text. `safeCut` moves a cut back so no secret in the text is split by it (for streaming). */
+export type Redactor = ((text: string) => string) & {
+  /** Longest masked form, in characters (0 when nothing is masked). */
+  maxLength?: number
+  safeCut?: (text: string, cut: number) => number
+}
 
 /** Builds a masking function for the given secret values and configured patterns (strings are literal). */
 export function createRedactor(values: readonly string[], patterns: readonly (string | RegExp)[] = []): Redactor {
@@ -70,7 +77,17 @@ export function createRedactor(values: readonly string[], patterns: readonly (st
   if (sources.length === 0) return (text) => text
   const flags = patterns.some((p) => p instanceof RegExp && p.flags.includes('i')) ? 'gi' : 'g'
   const matcher = new RegExp(sources.join('|'), flags)
-  return (text) => (text.length === 0 ? text : text.replace(matcher, MASK))
+  const redactor: Redactor = (text) => (text.length === 0 ? text : text.replace(matcher, MASK))
+  // Patterns have no known length; a generous bound keeps their matches whole across a forced cut.
+  redactor.maxLength = Math.max(0, ...[...literals].map((l) => l.length), patterns.some((p) => p instanceof RegExp) ? 256 : 0)
+  redactor.safeCut = (text, cut) => {
+    let safe = cut
+    for (const match of text.matchAll(matcher)) {
+      if (match.index < safe && match.index + match[0].length > safe) safe = match.index
+    }
+    return safe
+  }
+  return redactor
 }
 
 /** Masks every string inside a JSON-like value (evidence, reports), returning a copy. */

@@ -4,6 +4,7 @@ import type { WriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { dirname } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
+import type { Redactor } from '../evidence/redact.js'
 import type { OutputRecord } from '../types.js'
 import { incompleteEscapeStart, stripAnsi } from './ansi.js'
 
@@ -130,6 +131,13 @@ export class OutputCapture {
       if (this.#transform) {
         const lineEnd = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'))
         if (text.length - (lineEnd + 1) <= LINE_CARRY_MAX) cut = lineEnd + 1
+        else {
+          // A line too long to hold: release all but a tail that can hold a whole secret, never cutting one in two.
+          const redactor = this.#transform as Redactor
+          const hold = Math.max(0, (redactor.maxLength ?? 256) - 1)
+          cut = Math.max(0, text.length - hold)
+          if (redactor.safeCut) cut = redactor.safeCut(text, cut)
+        }
       }
       if (cut === text.length) {
         const partial = incompleteEscapeStart(text)

@@ -27,6 +27,9 @@ function describe(result: CheckResult, options: Required<Pick<SummaryOptions, 'l
     case 'pending_manual':
       return { issue: `Waiting for approval: ${result.name}${why}`, recommendation: `A person approves it with \`npx verify approve ${result.id} --by <name>\`` }
     case 'stale':
+      if (result.evidence?.approval) {
+        return { issue: `Approval is no longer valid: ${result.name}${why}`, recommendation: `A person approves it again with \`npx verify approve ${result.id} --by <name>\`` }
+      }
       return { issue: `Evidence is no longer valid: ${result.name}${why}`, recommendation: `Run \`${options.command} run --reuse\` to re-run only what is not valid` }
     case 'pending':
       return { issue: `No evidence: ${result.name}${why}`, recommendation: `Run \`${options.command}\` to record it` }

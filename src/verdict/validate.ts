@@ -1,4 +1,5 @@
 // Judges stored evidence against the current protocol and workspace, without running anything (SPEC §6.1, §7).
+import picomatch from 'picomatch'
 import type { Approval } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
 import { changedFiles, inputsFingerprint } from '../evidence/fingerprint.js'
@@ -84,7 +85,7 @@ export async function judgeStoredEvidence(
       fingerprint: await currentFingerprint(check, protocol.rootDir, workspace),
       checkDigest: checkDigest(check, protocol.rootDir),
       ...(options.now ? { now: options.now } : {}),
-      ...(changed && !check.inputs ? { changedFiles: changed } : {}),
+      ...(changed ? { changedFiles: check.inputs ? changed.filter((file) => picomatch.isMatch(file, check.inputs as string[], { dot: true })) : changed } : {}),
     }
     const validity = checkEvidence(check, evidence, context)
     const base = { id: check.id, name: check.name, evidenceType: check.evidenceType, required: check.required }
