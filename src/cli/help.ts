@@ -6,6 +6,9 @@ Usage:
   verify check [protocol]             is the stored evidence still valid? (runs nothing)
   verify approve <checkId>            approve a manual check for the current code
   verify merge <evidence...>          combine the evidence of shards into one verdict
+  verify list [protocol] [--json]     the resolved protocol(s): checks, types, order, layers
+  verify init [--yes] [--force]       write a verify.config.ts from package.json scripts
+  verify schema [config|evidence]     print a JSON Schema
   verify --help | --version
 
 Run options:
@@ -20,7 +23,8 @@ Run options:
   --reuse               run only checks without valid evidence; reuse the rest
   --shard i/n           run the i-th of n deterministic shares (dependencies kept together)
   --no-interactive      never offer to approve manual checks at the terminal
-  --reporter name[=file] default | json (repeatable; replaces the default)
+  --reporter name[=file] default | verbose | json | junit | markdown | github-actions | agent
+                        (repeatable; replaces the default)
   --evidence <path>     where to write the evidence (default .verify/evidence.json)
   --config <file>       the config file (default: verify.config.* found from --cwd)
   --cwd <dir>           the folder to start from
@@ -69,4 +73,35 @@ writes one evidence file whose verdict covers the whole protocol. A missing shar
 Options:
   --evidence <path>     where to write the merged file (default .verify/evidence.json)
   --no-color
+`
+
+export const LIST_HELP = `verify list [protocol] [--json] — the resolved protocol(s) after every layer
+
+Shows each protocol's options and its checks in declaration order: id, evidence type, required, kind
+(command / function / manual), dependencies, timeout, the layers it came from (lowest first) and its command.
+
+Options:
+  --json                the same as JSON (stable format, see docs/cli.md)
+  --config <file>  --cwd <dir>
+
+Exit codes: 0 listed · 2 usage or config error
+`
+
+export const INIT_HELP = `verify init [--yes] [--force] — write a verify.config.ts from package.json
+
+Spells out build / typecheck / lint / test checks for the scripts package.json has, run with the package manager of
+the lockfile, and adds .verify/ to .gitignore. Asks before each check in an interactive terminal (not in CI).
+
+Options:
+  --yes, -y             no questions: take every check found
+  --force               replace an existing verify config (verify init never overwrites one otherwise)
+  --cwd <dir>           the project folder
+
+Exit codes: 0 written · 2 a config exists (without --force), no package.json, or a usage error
+`
+
+export const SCHEMA_HELP = `verify schema [config|evidence] — print a JSON Schema (default: config)
+
+  config     what a verify.config.json, .verifyrc or the "verify" key of package.json may hold
+  evidence   the evidence file verify writes (.verify/evidence.json)
 `

@@ -2,7 +2,7 @@
 import { VerifyConfigError, VerifyError } from '../errors.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
-import { APPROVE_HELP, CHECK_HELP, HELP, MERGE_HELP, RUN_HELP } from './help.js'
+import { APPROVE_HELP, CHECK_HELP, HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
 import { processIO, type CliIO } from './io.js'
 
 type Command = (argv: string[], io: CliIO) => Promise<number>
@@ -13,6 +13,9 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   check: { run: async (argv, io) => (await import('./check.js')).checkCommand(argv, io), help: CHECK_HELP },
   approve: { run: async (argv, io) => (await import('./approve.js')).approveCommand(argv, io), help: APPROVE_HELP },
   merge: { run: async (argv, io) => (await import('./merge.js')).mergeCommand(argv, io), help: MERGE_HELP },
+  list: { run: async (argv, io) => (await import('./list.js')).listCommand(argv, io), help: LIST_HELP },
+  init: { run: async (argv, io) => (await import('./init.js')).initCommand(argv, io), help: INIT_HELP },
+  schema: { run: async (argv, io) => (await import('./schema.js')).schemaCommand(argv, io), help: SCHEMA_HELP },
 }
 
 /** Formats an error for people: what went wrong and every problem found, never a stack trace. */

@@ -1,4 +1,5 @@
 // `verify [run] [protocol]`: load, run under supervision, write evidence, report, exit by the verdict.
+import { relative } from 'node:path'
 import { buildEvidenceFile } from '../evidence/record.js'
 import { redactDeep } from '../evidence/redact.js'
 import { signEvidence } from '../evidence/sign.js'
@@ -81,6 +82,7 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
     // Other shards' checks are not "left out": their evidence comes from their own jobs, through `verify merge`.
     selected: shard ? new Set(protocol.checks.map((c) => c.id)) : selectChecks(protocol.checks, only, skip),
   })
+  const shownLogDir = relative(protocol.rootDir, context.logDir) || '.'
   const checklist = createChecklist(protocol)
   const controller = new AbortController()
   let interrupted: Signal | null = null
@@ -88,7 +90,7 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
     if (interrupted) {
       // A second signal: stop waiting for graceful ends, record what is known and leave now.
       killAllGroups('SIGKILL')
-      const summary = summarize(checklist.results, protocol.strictMode, { interrupted: true })
+      const summary = summarize(checklist.results, protocol.strictMode, { interrupted: true, logDir: shownLogDir })
       const file = redactDeep(buildEvidenceFile(checklist, summary, interrupted), context.redact)
       writeEvidenceFileSync(evidencePath, context.signingKey ? signEvidence(file, context.signingKey) : file)
       process.exit(exitCodeOfSignal(interrupted))
@@ -118,7 +120,7 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
     })
     if (!interrupted && values.interactive !== false && canPrompt(rawIO)) {
       if (await promptApprovals(context, checklist, workspace, io)) {
-        summary = summarize(checklist.results, protocol.strictMode)
+        summary = summarize(checklist.results, protocol.strictMode, { logDir: shownLogDir })
       }
     }
     // Only checks that ran could have changed the workspace.
@@ -130,8 +132,11 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
     let exitVerdict = summary.verdict
     if (shard && shardChecks) {
       // A shard never approves the protocol: its file says incomplete; its exit code speaks for its own share.
-      const own = summarize(checklist.results.filter((r) => shardChecks.has(r.id)), protocol.strictMode, { interrupted: interrupted !== null })
+      const own = summarize(checklist.results.filter((r) => shardChecks.has(r.id)), protocol.strictMode, { interrupted: interrupted !== null, logDir: shownLogDir })
       record.shard = { index: shard.index, total: shard.total, checks: [...shardChecks], verdict: own.verdict }
+      // Other shards' checks are not this job's to fix: its issues and advice are about its own share.
+      summary.issues = own.issues
+      summary.recommendations = own.recommendations
       summary.warnings.unshift(
         `Shard ${shard.index}/${shard.total} ran ${shardChecks.size} of ${protocol.checks.length} checks: verdict ${own.verdict} for its share. \`verify merge\` the shards' evidence for the protocol's verdict.`,
       )

@@ -5,6 +5,8 @@ import { formatDuration } from '../duration.js'
 import type { CheckResult } from '../types.js'
 import { cutLine, excerpt, FAILING, howItEnded } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
+import { writeReport } from './output.js'
+import { ownShare, scopeLabel } from './scope.js'
 import type { Reporter, RunOutcome } from './types.js'
 
 /** Failing checks shown with their output; the rest get one line each. */
@@ -12,6 +14,8 @@ const DETAILED = 8
 const ONE_LINERS = 20
 const LINES_PER_CHECK = 30
 const LINE_WIDTH = 300
+
+const checks = (n: number) => `${n} check${n === 1 ? '' : 's'}`
 
 const ICON: Partial<Record<CheckResult['status'], string>> = { failed: '✗', timed_out: '⏱', error: '✗', pending_manual: '?', stale: '?' }
 
@@ -33,7 +37,8 @@ function detail(result: CheckResult, logFile: string): string[] {
 }
 
 /** The digest of a finished run, as text. */
-export function renderAgentDigest(outcome: RunOutcome, cwd: string): string {
+export function renderAgentDigest(run: RunOutcome, cwd: string): string {
+  const outcome = ownShare(run)
   const { checklist, summary } = outcome
   const strict = checklist.protocol.strictMode
   const rel = (path: string) => relative(cwd, path) || path
@@ -41,7 +46,7 @@ export function renderAgentDigest(outcome: RunOutcome, cwd: string): string {
   const ms = Date.parse(checklist.finishedAt ?? '') - Date.parse(checklist.startedAt ?? '')
   const counts = [`${summary.passed} passed`, summary.failed && `${summary.failed} failed`, summary.skipped && `${summary.skipped} skipped`, summary.pending && `${summary.pending} pending`]
   const out = [
-    `verify: ${summary.verdict.toUpperCase()} — ${counts.filter(Boolean).join(', ')} of ${summary.total} checks (protocol ${checklist.protocol.name}${Number.isFinite(ms) ? `, ${formatDuration(ms)}` : ''})`,
+    `verify: ${summary.verdict.toUpperCase()} — ${counts.filter(Boolean).join(', ')} of ${checks(summary.total)} (${scopeLabel(outcome)}${Number.isFinite(ms) ? `, ${formatDuration(ms)}` : ''})`,
   ]
   if (outcome.interrupted) out.push(`Interrupted by ${outcome.interrupted}: unfinished checks were cancelled.`)
 
@@ -74,10 +79,10 @@ export function renderAgentDigest(outcome: RunOutcome, cwd: string): string {
 export function createAgentReporter(options: ReporterOptions): Reporter {
   return {
     onRunStart(checklist) {
-      options.write(`verify: running protocol ${checklist.protocol.name} (${checklist.results.length} checks)…\n`)
+      if (!options.file) options.write(`verify: running protocol ${checklist.protocol.name} (${checks(checklist.results.length)})…\n`)
     },
     onRunEnd(outcome) {
-      options.write(renderAgentDigest(outcome, options.cwd))
+      writeReport(options, renderAgentDigest(outcome, options.cwd))
     },
   }
 }

@@ -73,7 +73,8 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
 
 export function createDefaultReporter(options: ReporterOptions): Reporter {
   const c = pc.createColors(options.color)
-  const live = options.isTTY && !options.ci
+  // Cursor movement only where a person watches a capable terminal: never in CI, a pipe, a file or a dumb terminal.
+  const live = options.isTTY && !options.ci && options.env.TERM !== 'dumb'
   let checks: readonly ResolvedCheck[] = []
   let results: readonly CheckResult[] = []
   const started = new Map<string, number>()
@@ -86,7 +87,9 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
 
   const row = (result: CheckResult, pad: number): string => {
     const t0 = started.get(result.id)
-    const elapsed = t0 === undefined ? '' : formatDuration((ended.get(result.id) ?? performance.now()) - t0)
+    // A settled check shows what its evidence recorded; a running one, the time so far.
+    const ms = result.evidence && ended.has(result.id) ? result.evidence.durationMs : t0 === undefined ? undefined : (ended.get(result.id) ?? performance.now()) - t0
+    const elapsed = ms === undefined ? '' : formatDuration(ms)
     const icon = result.status === 'running' ? c.cyan(SPINNER[frame % SPINNER.length] as string) : statusIcon(result.status, c)
     const label = result.status === 'running' || result.status === 'pending' ? '' : statusLabel(result)
     const note = result.status === 'passed' || !result.reason ? '' : c.dim(` (${result.reason.split('\n')[0]})`)

@@ -29,42 +29,50 @@ export interface Excerpt {
   total: number
 }
 
+// Control characters other than tab and CR: invisible at best, garbling a terminal or a document at worst.
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g
+
+/** `text` without control characters other than tab, LF and CR. */
+export function stripControl(text: string): string {
+  return text.replace(CONTROL, '')
+}
+
+/** The line without control characters, cut to `width` characters with an ellipsis. */
 export function cutLine(line: string, width: number): string {
-  const chars = [...line]
-  return chars.length <= width ? line : `${chars.slice(0, width - 1).join('')}…`
+  const clean = line.replace(CONTROL, '')
+  const chars = [...clean]
+  return chars.length <= width ? clean : `${chars.slice(0, width - 1).join('')}…`
 }
 
 export function isErrorLine(line: string): boolean {
   return MATTERS.test(line) && !ALL_CLEAR.test(line)
 }
 
-/** Picks the lines that matter out of `text`: bounded whatever the size of the output. */
+/**
+ * Picks the lines that matter out of `text`, bounded whatever the size of the output: all of it when it is
+ * short; else the error lines (each once, in order), then the last lines.
+ */
 export function excerpt(text: string, options: ExcerptOptions = {}): Excerpt {
   const maxLines = options.maxLines ?? 30
   const maxMatches = Math.min(maxLines, options.maxMatches ?? Math.ceil(maxLines / 2))
   const width = options.width ?? 300
   const lines = text.split(/\r?\n/)
-  if (lines.at(-1) === '') lines.pop()
+  while (lines.length && (lines.at(-1) as string).trim() === '') lines.pop()
+  const cut = (line: string) => cutLine(line.trimEnd(), width)
+  if (lines.length <= maxLines) return { matches: [], tail: lines.map(cut), total: lines.length }
   const seen = new Set<string>()
-  const matches: string[] = []
-  const matchIndexes = new Set<number>()
-  for (let i = 0; i < lines.length && matches.length < maxMatches; i++) {
-    const line = (lines[i] as string).trimEnd()
-    const key = line.trim()
-    if (key === '' || seen.has(key) || !isErrorLine(line)) continue
+  const found = new Set<number>()
+  for (let i = 0; i < lines.length && found.size < maxMatches; i++) {
+    const key = (lines[i] as string).trim()
+    if (key === '' || seen.has(key) || !isErrorLine(key)) continue
     seen.add(key)
-    matches.push(cutLine(line, width))
-    matchIndexes.add(i)
+    found.add(i)
   }
   const tail: string[] = []
-  const room = maxLines - matches.length
-  for (let i = lines.length - 1; i >= 0 && tail.length < room; i--) {
-    const line = (lines[i] as string).trimEnd()
-    if (matchIndexes.has(i) || (tail.length === 0 && line.trim() === '')) continue
-    tail.unshift(cutLine(line, width))
+  for (let i = lines.length - 1; i >= 0 && tail.length < maxLines - found.size; i--) {
+    if (!found.has(i)) tail.unshift(cut(lines[i] as string))
   }
-  // The tail may run into the matches: drop tail lines already shown as matches.
-  return { matches, tail: tail.filter((line) => !matches.includes(line) || line.trim() === ''), total: lines.length }
+  return { matches: [...found].map((i) => cut(lines[i] as string)), tail, total: lines.length }
 }
 
 /** The last `n` non-blank-ended lines of a check's output, each cut to `width`. */

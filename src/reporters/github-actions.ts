@@ -4,9 +4,10 @@ import { randomBytes } from 'node:crypto'
 import { appendFileSync, existsSync, statSync } from 'node:fs'
 import { formatDuration } from '../duration.js'
 import type { CheckResult } from '../types.js'
-import { excerpt, FAILING, howItEnded } from './excerpt.js'
+import { excerpt, FAILING, howItEnded, stripControl } from './excerpt.js'
 import { renderMarkdownSummary } from './markdown-summary.js'
 import type { ReporterOptions } from './options.js'
+import { ownShare } from './scope.js'
 import type { Reporter, RunOutcome } from './types.js'
 import { ANNOTATIONS_PER_STEP, STEP_SUMMARY_LIMIT, workflowCommand } from './workflow-commands.js'
 
@@ -34,7 +35,9 @@ function annotationMessage(result: CheckResult): string {
 }
 
 /** The annotations for a finished run, at most ANNOTATIONS_PER_STEP of each kind, and a notice for the rest. */
-export function renderAnnotations(outcome: RunOutcome): string {
+export function renderAnnotations(run: RunOutcome): string {
+  // A shard annotates its own share: the others' checks are not its failures.
+  const outcome = ownShare(run)
   const strict = outcome.checklist.protocol.strictMode
   const failing = outcome.checklist.results.filter((r) => FAILING.has(r.status))
   const errors = failing.filter((r) => r.required || strict)
@@ -64,7 +67,7 @@ function appendSummary(outcome: RunOutcome, file: string, options: ReporterOptio
     const existing = existsSync(file) ? statSync(file).size : 0
     const room = STEP_SUMMARY_LIMIT - 1 - existing - (existing > 0 ? 1 : 0)
     if (room < MIN_SUMMARY_BYTES) return `The step summary already holds ${existing} bytes: no room for verify's summary under GitHub's 1 MiB limit.`
-    const text = renderMarkdownSummary(outcome, { maxBytes: room, cwd: options.cwd })
+    const text = renderMarkdownSummary(outcome, { maxBytes: room, limitLabel: "GitHub's 1 MiB limit", cwd: options.cwd })
     appendFileSync(file, existing > 0 ? `\n${text}` : text)
     return null
   } catch (error) {
@@ -79,7 +82,8 @@ export function createGitHubActionsReporter(options: ReporterOptions): Reporter 
       // Checks that never ran (skipped, cancelled, manual) have no output to fold.
       if (!evidence || evidence.reused) return
       const title = `${result.id} · ${result.status.replace('_', ' ')} · ${formatDuration(evidence.durationMs)}`
-      options.write(foldOutput(title, evidence.output.text))
+      // The full output, control characters and all, is in the log file; the job log gets readable text.
+      options.write(foldOutput(title, stripControl(evidence.output.text)))
     },
     onRunEnd(outcome) {
       options.write(renderAnnotations(outcome))

@@ -3,6 +3,7 @@ import { hostname } from 'node:os'
 import type { CheckResult } from '../types.js'
 import { FAILING, howItEnded, outputTail } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
+import { ownShare } from './scope.js'
 import { writeReport } from './output.js'
 import type { Reporter, RunOutcome } from './types.js'
 
@@ -44,8 +45,11 @@ function testcase(result: CheckResult, classname: string): string {
 }
 
 /** The run as a JUnit XML document: well-formed whatever the checks printed. */
-export function renderJUnit(outcome: RunOutcome): string {
+export function renderJUnit(run: RunOutcome): string {
+  // A shard's report lists its own checks: the shards' reports together list each check once.
+  const outcome = ownShare(run)
   const { checklist, summary } = outcome
+  const shard = outcome.file.shard
   const results = checklist.results
   const name = checklist.protocol.name
   const failures = results.filter((r) => FAILING.has(r.status)).length
@@ -61,6 +65,7 @@ export function renderJUnit(outcome: RunOutcome): string {
     '    <properties>',
     `      <property${attrs({ name: 'verdict', value: summary.verdict })}/>`,
     `      <property${attrs({ name: 'runId', value: checklist.runId })}/>`,
+    ...(shard ? [`      <property${attrs({ name: 'shard', value: `${shard.index}/${shard.total}` })}/>`] : []),
     '    </properties>',
     ...results.map((r) => testcase(r, name)),
     '  </testsuite>',

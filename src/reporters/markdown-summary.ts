@@ -4,11 +4,14 @@ import { relative } from 'node:path'
 import { formatDuration } from '../duration.js'
 import type { CheckResult, CheckStatus } from '../types.js'
 import { FAILING, howItEnded, outputTail } from './excerpt.js'
+import { ownShare } from './scope.js'
 import type { RunOutcome } from './types.js'
 
 export interface MarkdownSummaryOptions {
   /** The summary never takes more bytes of UTF-8 than this. */
   maxBytes: number
+  /** How the limit is named in the notes (default: `maxBytes` in KiB / MiB). */
+  limitLabel?: string
   /** Output lines shown per failing check, at most (default 50). */
   tailLines?: number
   /** The folder the evidence path is shown relative to. */
@@ -110,19 +113,23 @@ function cutUtf8(text: string, maxBytes: number): string {
 }
 
 /** Renders the run as GitHub-flavoured markdown of at most `maxBytes` bytes, saying what it had to leave out. */
-export function renderMarkdownSummary(outcome: RunOutcome, options: MarkdownSummaryOptions): string {
+export function renderMarkdownSummary(run: RunOutcome, options: MarkdownSummaryOptions): string {
+  const outcome = ownShare(run)
   const { summary, checklist } = outcome
+  const shard = outcome.file.shard
   const results = checklist.results
-  const limit = formatBytes(options.maxBytes)
+  const limit = options.limitLabel ?? formatBytes(options.maxBytes)
   const ms = Date.parse(checklist.finishedAt ?? '') - Date.parse(checklist.startedAt ?? '')
   const counts = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped, ${summary.pending} pending`
   const head =
-    `### ${VERDICT_ICON[summary.verdict]} verify: ${summary.verdict}\n\n` +
-    `Protocol \`${escapeMarkdown(checklist.protocol.name).replace(/`/g, '')}\` · ${summary.total} check${summary.total === 1 ? '' : 's'}: ${counts}` +
+    `### ${VERDICT_ICON[summary.verdict]} verify${shard ? ` shard ${shard.index}/${shard.total}` : ''}: ${summary.verdict}\n\n` +
+    `${shard ? `Shard ${shard.index}/${shard.total} of protocol` : 'Protocol'} \`${escapeMarkdown(checklist.protocol.name).replace(/`/g, '')}\` · ${summary.total} check${summary.total === 1 ? '' : 's'}: ${counts}` +
     `${Number.isFinite(ms) ? ` · ${formatDuration(ms)}` : ''}\n\n` +
-    (outcome.interrupted ? `**Interrupted by ${outcome.interrupted}**: unfinished checks were cancelled.\n\n` : '')
+    (outcome.interrupted ? `**Interrupted by ${outcome.interrupted}**: unfinished checks were cancelled.\n\n` : '') +
+    (shard ? `This job ran its share of the checks; the protocol's verdict comes from \`verify merge\` of every shard's evidence.\n\n` : '')
   const tableHead = '| Check | Status | Duration |\n| :-- | :-- | --: |\n'
-  const recommendations = summary.recommendations.slice(0, MAX_RECOMMENDATIONS).map((r) => `- ${escapeMarkdown(r)}\n`)
+  // Recommendations are verify's own words, with commands in backticks: kept as markdown, never as HTML.
+  const recommendations = summary.recommendations.slice(0, MAX_RECOMMENDATIONS).map((r) => `- ${escapeHtml(r)}\n`)
   if (summary.recommendations.length > MAX_RECOMMENDATIONS) recommendations.push(`- … and ${summary.recommendations.length - MAX_RECOMMENDATIONS} more\n`)
   const next = recommendations.length ? `**Next**\n\n${recommendations.join('')}\n` : ''
   const evidence = relative(options.cwd, outcome.evidencePath) || outcome.evidencePath
@@ -155,7 +162,7 @@ export function renderMarkdownSummary(outcome: RunOutcome, options: MarkdownSumm
 
   // 2. Even the table is too big: no tails, and rows of failing checks first, passing ones last.
   const room = options.maxBytes - bytesOf(compose([], [], [])) - NOTE_RESERVE
-  const order = results.map((r, i) => i).sort((a, b) => rank(results[a] as CheckResult) - rank(results[b] as CheckResult) || a - b)
+  const order = results.map((_, i) => i).toSorted((a, b) => rank(results[a] as CheckResult) - rank(results[b] as CheckResult) || a - b)
   const keep = new Set<number>()
   let used = 0
   for (const i of order) {

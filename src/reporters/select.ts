@@ -1,8 +1,15 @@
-// Which reporters a run uses: `--reporter name[=file]` flags, or the default.
+// Which reporters a run uses: `--reporter name[=file]` flags, else the config's `reporters`, else `default`
+// (`agent` under a coding agent); `github-actions` joins them when running in GitHub Actions.
 import { resolve } from 'node:path'
+import { detectAgent } from 'std-env'
+import { z } from 'zod'
 import type { CliIO } from '../cli/io.js'
+import { reporterEntrySchema, type ReporterEntry } from '../config/schema.js'
 import { VerifyUsageError } from '../errors.js'
-import { isReporterName, REPORTERS } from './index.js'
+import { asReporter, loadReporterModule } from './custom.js'
+import { guardReporter } from './guard.js'
+import { isReporterName, REPORTERS, type ReporterName } from './index.js'
+import type { ReporterOptions } from './options.js'
 import type { Reporter } from './types.js'
 
 export function useColor(io: CliIO, flag: boolean | undefined): boolean {
@@ -12,22 +19,116 @@ export function useColor(io: CliIO, flag: boolean | undefined): boolean {
   return io.isTTY
 }
 
-/** Builds the reporters named on the command line (`name` or `name=<file>`); `default` when none is named. */
-export async function createReporters(specs: readonly string[] | undefined, io: CliIO, color: boolean): Promise<Reporter[]> {
-  const ci = Boolean(io.env.CI) && io.env.CI !== 'false'
-  return (specs ?? ['default']).map((spec) => {
+/** What select needs of a loaded config (a `LoadedConfig` fits). */
+export interface ReporterConfigSource {
+  raw: Record<string, unknown>
+  /** The config's folder: module paths and report files of the config are relative to it. */
+  rootDir: string
+  protocol: { name: string }
+}
+
+type Entry =
+  | { kind: 'builtin'; name: ReporterName; file?: string; toStderr?: boolean }
+  | { kind: 'module'; specifier: string; options: Record<string, unknown> }
+  | { kind: 'object'; reporter: unknown; index: number }
+
+// Built-ins that print a document on stdout when not given a file: nothing else may write there.
+const DOCUMENTS: ReadonlySet<ReporterName> = new Set(['json', 'junit', 'markdown', 'agent'])
+
+const entriesSchema = z.array(reporterEntrySchema)
+
+/** The `reporters` of the protocol being run (following `extends`), else the config's shared ones. */
+export function configuredReporters(raw: Record<string, unknown>, protocolName: string): ReporterEntry[] | undefined {
+  const protocols = raw.protocols as Record<string, Record<string, unknown> | undefined> | undefined
+  let found: unknown = undefined
+  if (protocols && typeof protocols === 'object') {
+    const seen = new Set<string>()
+    for (let name: unknown = protocolName; typeof name === 'string' && !seen.has(name) && found === undefined; name = protocols[name]?.extends) {
+      seen.add(name)
+      found = protocols[name]?.reporters
+    }
+  }
+  found ??= raw.reporters
+  if (found === undefined) return undefined
+  const parsed = entriesSchema.safeParse(found)
+  if (!parsed.success) throw new VerifyUsageError('reporters: expected names, module paths, [name, options] pairs or reporter objects')
+  return parsed.data
+}
+
+function builtinOptions(name: string, options: Record<string, unknown>, rootDir: string): { file?: string } {
+  const unknown = Object.keys(options).filter((key) => key !== 'file')
+  if (unknown.length || (options.file !== undefined && typeof options.file !== 'string')) {
+    throw new VerifyUsageError(`reporters: the built-in reporter "${name}" takes { file?: string }, got ${JSON.stringify(options)}`)
+  }
+  return typeof options.file === 'string' ? { file: resolve(rootDir, options.file) } : {}
+}
+
+function fromConfig(entries: readonly ReporterEntry[], rootDir: string): Entry[] {
+  return entries.map((entry, index): Entry => {
+    if (typeof entry === 'string') return isReporterName(entry) ? { kind: 'builtin', name: entry } : { kind: 'module', specifier: entry, options: {} }
+    if (Array.isArray(entry)) {
+      const [name, options] = entry as [string, Record<string, unknown>]
+      return isReporterName(name) ? { kind: 'builtin', name, ...builtinOptions(name, options, rootDir) } : { kind: 'module', specifier: name, options }
+    }
+    return { kind: 'object', reporter: entry, index }
+  })
+}
+
+function fromCli(specs: readonly string[], cwd: string): Entry[] {
+  return specs.map((spec) => {
     const [name = '', file] = spec.split(/=(.*)/s)
     if (!isReporterName(name)) {
       throw new VerifyUsageError(`Unknown reporter "${name}". Reporters: ${Object.keys(REPORTERS).join(', ')}.`)
     }
-    return REPORTERS[name]({
-      write: io.stdout,
-      ...(file ? { file: resolve(io.cwd, file) } : {}),
-      color,
-      isTTY: io.isTTY,
-      ci,
-      cwd: io.cwd,
-      ...(io.rows ? { rows: io.rows } : {}),
-    })
+    return { kind: 'builtin', name, ...(file ? { file: resolve(cwd, file) } : {}) }
   })
+}
+
+// std-env reads the process's own environment: an injected environment (tests) is never taken for an agent's.
+function underAgent(io: CliIO): boolean {
+  return io.env === process.env && detectAgent().name !== undefined
+}
+
+/**
+ * Builds the run's reporters: those named on the command line (`name` or `name=<file>`), else the config's
+ * `reporters`, else `default` (`agent` when a coding agent runs verify). In GitHub Actions (`GITHUB_ACTIONS=true`)
+ * `github-actions` is added unless named already; it writes to stderr when stdout carries a document.
+ */
+export async function createReporters(
+  specs: readonly string[] | undefined,
+  io: CliIO,
+  color: boolean,
+  config?: ReporterConfigSource,
+): Promise<Reporter[]> {
+  const ci = (Boolean(io.env.CI) && io.env.CI !== 'false') || io.env.GITHUB_ACTIONS === 'true'
+  const configured = config ? configuredReporters(config.raw, config.protocol.name) : undefined
+  const entries: Entry[] = specs?.length
+    ? fromCli(specs, io.cwd)
+    : configured?.length
+      ? fromConfig(configured, config?.rootDir ?? io.cwd)
+      : [{ kind: 'builtin', name: underAgent(io) ? 'agent' : 'default' }]
+  const builtins = entries.filter((e): e is Extract<Entry, { kind: 'builtin' }> => e.kind === 'builtin')
+  if (io.env.GITHUB_ACTIONS === 'true' && !builtins.some((e) => e.name === 'github-actions')) {
+    const stdoutTaken = builtins.some((e) => DOCUMENTS.has(e.name) && !e.file)
+    entries.push({ kind: 'builtin', name: 'github-actions', toStderr: stdoutTaken })
+  }
+  // A live redraw moves the cursor over what it drew last: only safe when nothing else writes to stdout.
+  const onStdout = entries.filter((e) => e.kind !== 'builtin' || (!e.file && !e.toStderr)).length
+  const context = (entry: Entry): ReporterOptions => ({
+    write: entry.kind === 'builtin' && entry.toStderr ? io.stderr : io.stdout,
+    ...(entry.kind === 'builtin' && entry.file ? { file: entry.file } : {}),
+    color,
+    isTTY: io.isTTY && onStdout === 1,
+    ci,
+    cwd: io.cwd,
+    env: io.env,
+    ...(io.rows ? { rows: io.rows } : {}),
+  })
+  const reporters: Reporter[] = []
+  for (const entry of entries) {
+    if (entry.kind === 'builtin') reporters.push(guardReporter(REPORTERS[entry.name](context(entry)), `"${entry.name}"`, io))
+    else if (entry.kind === 'object') reporters.push(guardReporter(asReporter(entry.reporter, `reporters[${entry.index}]`), `reporters[${entry.index}]`, io))
+    else reporters.push(guardReporter(await loadReporterModule(entry.specifier, config?.rootDir ?? io.cwd, entry.options, context(entry)), `"${entry.specifier}"`, io))
+  }
+  return reporters
 }

@@ -9,6 +9,9 @@ import type { Reporter } from './types.js'
 // A line longer than this is printed in pieces rather than held in memory.
 const MAX_PARTIAL = 64 * 1024
 
+// A carriage return inside a line (a progress bar) would overwrite the prefix: show what a terminal ends with.
+const shown = (line: string) => line.slice(line.lastIndexOf('\r') + 1)
+
 export function createVerboseReporter(options: ReporterOptions): Reporter {
   const c = pc.createColors(options.color)
   // Line mode: a live redraw would erase the output lines printed between two frames.
@@ -18,7 +21,7 @@ export function createVerboseReporter(options: ReporterOptions): Reporter {
 
   const print = (id: string, lines: readonly string[]) => {
     const prefix = c.dim(`${id.padEnd(pad)} │ `)
-    options.write(lines.map((line) => `${prefix}${line}${options.color ? '\x1b[0m' : ''}\n`).join(''))
+    options.write(lines.map((line) => `${prefix}${shown(line)}${options.color ? '\x1b[0m' : ''}\n`).join(''))
   }
 
   return {

@@ -1,6 +1,6 @@
 // Runs a checklist: dependencies first, up to `concurrency` at once, fail-fast and interruption by cancellation.
 import { randomUUID } from 'node:crypto'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import type { Reporter } from '../reporters/types.js'
 import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary, WorkspaceInfo } from '../types.js'
 import { checkDigest } from '../evidence/digest.js'
@@ -185,5 +185,8 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
   }
   options.signal?.removeEventListener('abort', onOuterAbort)
   checklist.finishedAt = now().toISOString()
-  return summarize(checklist.results, protocol.strictMode, { interrupted: options.signal?.aborted ?? false })
+  return summarize(checklist.results, protocol.strictMode, {
+    interrupted: options.signal?.aborted ?? false,
+    ...(logDir ? { logDir: relative(protocol.rootDir, logDir) || '.' } : {}),
+  })
 }

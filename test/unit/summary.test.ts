@@ -54,7 +54,7 @@ describe('summarize: issues and recommendations', () => {
     ['cancelled', /^Check cancelled: Check x/, /npx verify/],
     ['skipped', /^Check skipped: Check x/, /"x"/],
     ['pending_manual', /^Waiting for approval: Check x/, /npx verify approve x/],
-    ['stale', /^Evidence is no longer valid: Check x/, /--only x/],
+    ['stale', /^Evidence is no longer valid: Check x/, /run --reuse/],
   ])('a required %s check gives an issue and a recommendation', (status, issue, recommendation) => {
     const summary = summarize([result('ok', 'passed'), result('x', status, { reason: 'exit code 2' })], false)
     expect(summary.issues).toHaveLength(1)

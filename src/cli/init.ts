@@ -1,0 +1,156 @@
+// `verify init [--yes] [--force]`: writes a verify.config.ts from the project's package.json scripts and lockfile,
+// and ignores `.verify/` in git. The checks are spelled out rather than taken from the node preset: a script removed
+// from package.json must not silently remove a check from the gate.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
+import { VerifyUsageError } from '../errors.js'
+import { NODE_SCRIPTS, scriptFor, type NodeCheckId } from '../presets/node.js'
+import { detectPackageManager, runScript, type PackageJson, type PackageManager } from '../presets/project.js'
+import { parse } from './args.js'
+import { ExitCode } from './exit-code.js'
+import type { CliIO } from './io.js'
+
+export const INIT_OPTIONS = {
+  yes: { type: 'boolean', short: 'y' },
+  force: { type: 'boolean' },
+  cwd: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** Asks a yes/no question; only used in an interactive terminal. */
+type Confirm = (question: string, defaultYes: boolean) => Promise<boolean>
+
+const CONFIG_FILES = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs', 'json'].map((ext) => `verify.config.${ext}`)
+const TARGET = 'verify.config.ts'
+
+const NAMES: Record<NodeCheckId, string> = { build: 'Build', typecheck: 'Typecheck', lint: 'Lint', test: 'Tests' }
+
+interface PlannedCheck {
+  id: NodeCheckId
+  command: string
+}
+
+function readPackage(dir: string): PackageJson {
+  const file = join(dir, 'package.json')
+  if (!existsSync(file)) {
+    throw new VerifyUsageError(`No package.json in ${dir}: verify init writes the checks from its scripts. Write verify.config.ts by hand instead (see docs/configuration.md).`)
+  }
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as PackageJson
+  } catch (error) {
+    throw new VerifyUsageError(`${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+/** Configs `verify` would load from this folder. */
+function existingConfigs(dir: string, pkg: PackageJson | undefined): string[] {
+  const found = CONFIG_FILES.filter((name) => existsSync(join(dir, name)))
+  if (existsSync(join(dir, '.verifyrc'))) found.push('.verifyrc')
+  if (pkg && (pkg as Record<string, unknown>).verify !== undefined) found.push('the "verify" key of package.json')
+  return found
+}
+
+function quote(text: string): string {
+  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
+}
+
+/** The config file's text. */
+export function renderConfig(checks: readonly PlannedCheck[], pm: PackageManager, pmFrom: string): string {
+  const hasBuild = checks.some((c) => c.id === 'build')
+  const lines = checks.map(({ id, command }) => {
+    const fields = [`name: ${quote(NAMES[id])}`]
+    if (id === 'typecheck') fields.push(`evidenceType: 'typecheck_clean'`)
+    fields.push(`command: ${quote(command)}`)
+    if (id === 'test' && hasBuild) fields.push(`dependsOn: ['build']`)
+    return `    ${id}: { ${fields.join(', ')} },`
+  })
+  const body = lines.length > 0 ? lines : [`    // No build, typecheck, lint or test script was found. Add checks, e.g.:`, `    // build: { name: 'Build', command: 'npm run build' },`]
+  return [
+    `// The verification protocol of this project: \`npx verify\` runs these checks and records evidence.`,
+    `// Written by \`verify init\` from package.json scripts (run with ${pm}, ${pmFrom}). Edit freely: docs/configuration.md.`,
+    `// The checks are spelled out rather than taken from 'verify-protocol/presets/node', so that removing a script`,
+    `// from package.json cannot silently remove a check from the gate.`,
+    `import { defineProtocol } from 'verify-protocol'`,
+    ``,
+    `export default defineProtocol({`,
+    `  checks: {`,
+    ...body,
+    `  },`,
+    `})`,
+    ``,
+  ].join('\n')
+}
+
+/** Adds `.verify/` to .gitignore unless an entry already ignores it. Returns what it did, in words. */
+export function ignoreVerifyFolder(dir: string): string {
+  const file = join(dir, '.gitignore')
+  const existed = existsSync(file)
+  const text = existed ? readFileSync(file, 'utf8') : ''
+  const ignored = text.split(/\r?\n/).some((line) => ['.verify', '.verify/', '/.verify', '/.verify/', '.verify/*', '/.verify/*'].includes(line.trim()))
+  if (ignored) return '.gitignore already ignores .verify/'
+  writeFileSync(file, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}.verify/\n`)
+  return existed ? 'added .verify/ to .gitignore' : 'created .gitignore with .verify/'
+}
+
+function installCommand(pm: PackageManager): string {
+  return { npm: 'npm install -D verify-protocol', pnpm: 'pnpm add -D verify-protocol', yarn: 'yarn add -D verify-protocol', bun: 'bun add -d verify-protocol' }[pm]
+}
+
+/** A yes/no question through the terminal prompt; an empty answer takes the default. */
+function confirmWith(prompt: (question: string) => Promise<string>): Confirm {
+  return async (question, defaultYes) => {
+    const answer = (await prompt(`${question} ${defaultYes ? '(Y/n)' : '(y/N)'} `)).trim().toLowerCase()
+    return answer === '' ? defaultYes : answer.startsWith('y')
+  }
+}
+
+export async function initCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parse('init', argv, INIT_OPTIONS)
+  if (positionals.length > 0) throw new VerifyUsageError(`verify init takes no arguments, got: ${positionals.join(' ')}`)
+  const dir = resolve(io.cwd, values.cwd ?? '.')
+  const pkg = readPackage(dir)
+  const existing = existingConfigs(dir, pkg)
+  if (existing.length > 0 && !values.force) {
+    throw new VerifyUsageError(`A verify config already exists in ${dir}: ${existing.join(', ')}. verify init never overwrites one; run \`verify init --force\` to replace it.`)
+  }
+  const pm = detectPackageManager(dir, pkg)
+  const pmFrom = pm.from === 'packageManager' ? 'from the packageManager field' : pm.from === 'default' ? 'no lockfile found' : relative(dir, pm.from) || pm.from
+  let planned: PlannedCheck[] = (Object.keys(NODE_SCRIPTS) as NodeCheckId[]).flatMap((id) => {
+    const script = scriptFor(pkg, id)
+    return script === undefined ? [] : [{ id, command: runScript(pm.name, script) }]
+  })
+
+  // Questions only at an interactive terminal (a prompt on stdin, stdout a TTY), never in CI, never with --yes.
+  const ci = Boolean(io.env.CI) && io.env.CI !== 'false'
+  let ignore = true
+  if (!values.yes && io.prompt && io.isTTY && !ci) {
+    const ask = confirmWith(io.prompt)
+    const kept: PlannedCheck[] = []
+    for (const check of planned) if (await ask(`Add the "${check.id}" check (${check.command})?`, true)) kept.push(check)
+    planned = kept
+    ignore = await ask('Add .verify/ to .gitignore?', true)
+  }
+
+  const out: string[] = []
+  if (values.force) {
+    for (const name of existing.filter((n) => CONFIG_FILES.includes(n) && n !== TARGET)) {
+      rmSync(join(dir, name))
+      out.push(`removed ${name} (--force)`)
+    }
+    for (const other of existing.filter((n) => !CONFIG_FILES.includes(n))) out.push(`note: ${other} is still there and c12 merges it into ${TARGET}`)
+  }
+  writeFileSync(join(dir, TARGET), renderConfig(planned, pm.name, pmFrom))
+  const summary = planned.length > 0 ? `${planned.length} check(s) from package.json scripts, run with ${pm.name} (${pmFrom})` : 'no checks: package.json has no build, typecheck, lint or test script'
+  out.unshift(`${existing.includes(TARGET) ? 'replaced' : 'wrote'} ${TARGET}: ${summary}`)
+  const width = Math.max(0, ...planned.map((c) => c.id.length))
+  for (const check of planned) out.push(`  ${check.id.padEnd(width)}  ${check.command}${check.id === 'test' && planned.some((c) => c.id === 'build') ? '  (after build)' : ''}`)
+  if (ignore) out.push(ignoreVerifyFolder(dir))
+  out.push('', 'Next:')
+  const deps = { ...pkg.dependencies, ...pkg.devDependencies }
+  if (pkg.name !== 'verify-protocol' && deps['verify-protocol'] === undefined) out.push(`  ${installCommand(pm.name).padEnd(34)}  the config imports verify-protocol`)
+  if (planned.length === 0) out.push(`  ${'edit verify.config.ts'.padEnd(34)}  add at least one check`)
+  out.push(`  ${'npx verify list'.padEnd(34)}  see the protocol as verify resolves it`)
+  out.push(`  ${'npx verify'.padEnd(34)}  run it; evidence goes to .verify/evidence.json`)
+  io.stdout(`${out.join('\n')}\n`)
+  return ExitCode.approved
+}
