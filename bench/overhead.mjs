@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Overhead of running N trivial checks (`true`), side by side with peers in one run, medians of interleaved rounds.
 //   node bench/overhead.mjs [--checks 50] [--rounds 10] [--no-peers]
-// Peers (lefthook 2, concurrently 9) are installed on first use into bench/.peers (ignored by git).
+// Peers (lefthook 2, concurrently 9) are installed on first use into a folder of the system's temp dir, outside
+// this repository (lefthook installs git hooks into the repository it finds itself in).
 // Also measures: `verify list`-like startup (a run of one check), `--reuse` on an unchanged workspace, and the
 // per-check cost at 1000 checks.
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -19,7 +20,7 @@ const N = Number(values.checks)
 const ROUNDS = Number(values.rounds)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(ROOT, 'bin', 'verify.mjs')
-const PEERS = join(ROOT, 'bench', '.peers')
+const PEERS = join(tmpdir(), 'verify-bench-peers')
 
 function installPeers() {
   if (existsSync(join(PEERS, 'node_modules', '.bin', 'lefthook'))) return
