@@ -51,7 +51,7 @@ function time(cmd, args, cwd) {
 }
 
 const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
+  const s = xs.toSorted((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 

@@ -8,19 +8,29 @@ export {
   STANDARD_EVIDENCE_TYPES,
 } from './config/define.js'
 export type {
+  AllChecks,
   CheckDefinition,
   CheckEntry,
   ConfigDefinition,
+  EnvOverrides,
   EvidenceType,
+  Extends,
+  InheritedIds,
+  LayerOptions,
+  LayerValue,
+  NamedProtocol,
+  Preset,
+  PresetContext,
   ProtocolDefinition,
   ProtocolOptions,
   StandardCheck,
   StandardEvidenceType,
 } from './config/define.js'
-export { loadVerifyConfig } from './config/load.js'
-export type { LoadOptions, LoadedConfig } from './config/load.js'
-export { resolveProtocol } from './config/normalize.js'
-export type { ProtocolOverrides, ResolveOptions } from './config/normalize.js'
+export { loadConfigLayers, loadVerifyConfig } from './config/load.js'
+export type { LayerInfo, LoadedConfig, LoadedLayers, LoadOptions } from './config/load.js'
+export { resolveLayers, resolveMerged, resolveProtocol } from './config/normalize.js'
+export type { ProtocolOverrides, ResolvedWithOrigins, ResolveOptions } from './config/normalize.js'
+export type { LayerInput, MergedConfig } from './config/compose.js'
 export { createProtocol, runSingleCheck } from './api.js'
 export type { CheckWithId, RunSingleCheckOptions } from './api.js'
 export { createChecklist, runVerification } from './runner/schedule.js'

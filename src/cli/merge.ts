@@ -59,8 +59,8 @@ export function mergeShards(files: readonly Loaded[]): EvidenceFile {
   const { signature: _unsigned, shard: _shard, ...rest } = first
   return {
     ...rest,
-    startedAt: times.map((f) => f.startedAt).sort()[0] ?? first.startedAt,
-    finishedAt: times.map((f) => f.finishedAt).sort().at(-1) ?? first.finishedAt,
+    startedAt: times.map((f) => f.startedAt).toSorted()[0] ?? first.startedAt,
+    finishedAt: times.map((f) => f.finishedAt).toSorted().at(-1) ?? first.finishedAt,
     checks,
     summary,
   }

@@ -1,9 +1,18 @@
-// Finds and loads the configuration with c12, then validates and resolves it. Every failure is a VerifyConfigError.
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { basename, dirname, relative, resolve } from 'node:path'
-import { VerifyConfigError } from '../errors.js'
+// Finds and loads the configuration with c12, follows its layers, then validates and resolves it. Every failure is a
+// VerifyConfigError.
+import { existsSync, statSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, relative, resolve } from 'node:path'
+import type { LoadConfigOptions } from 'c12'
+import { VerifyError, VerifyConfigError } from '../errors.js'
 import type { ResolvedProtocol } from '../types.js'
-import { protocolNames, resolveProtocol, type ProtocolOverrides } from './normalize.js'
+import { mergeLayers, type MergedConfig } from './compose.js'
+import type { PresetContext } from './define.js'
+import { collectLayers, type Layer } from './layers.js'
+import { mergeConfigObjects } from './merge.js'
+import { resolveMerged, type ProtocolOverrides } from './normalize.js'
+import { configInFolder } from './resolve-package.js'
 
 export interface LoadOptions {
   /** Where to look for the config (default: the process's cwd). */
@@ -13,6 +22,31 @@ export interface LoadOptions {
   /** The protocol to resolve (default: "default", or the only one). */
   protocol?: string
   overrides?: ProtocolOverrides
+  /** The environment: `VERIFY_ENV` / `CI` / `NODE_ENV` pick `$env` overrides; presets read it. Default process.env. */
+  env?: NodeJS.ProcessEnv
+}
+
+/** A layer as `verify list` shows it. */
+export interface LayerInfo {
+  label: string
+  /** Absolute path of the file it came from; absent for a preset given as a value. */
+  file?: string
+  /** Labels from the project's config down to this layer. */
+  chain: string[]
+}
+
+/** The configuration with every layer loaded and merged, before a protocol is picked. */
+export interface LoadedLayers {
+  merged: MergedConfig
+  layers: LayerInfo[]
+  /** Absolute path of the config file (or package.json / rc file it came from). */
+  configFile: string
+  /** The config's folder: where checks run and `.verify/` lives. */
+  rootDir: string
+  /** The config file relative to the process's cwd, for messages. */
+  source: string
+  /** Every layer's config object merged (the project's own wins), before validation. */
+  raw: Record<string, unknown>
 }
 
 export interface LoadedConfig {
@@ -21,31 +55,46 @@ export interface LoadedConfig {
   configFile: string
   /** The config's folder: where checks run and `.verify/` lives. */
   rootDir: string
-  /** Names of every protocol the config declares. */
+  /** Names of every protocol the config declares (after every layer). */
   protocolNames: string[]
-  /** The merged raw config, before validation. */
+  /** Every layer's config object merged (the project's own wins), before validation. */
   raw: Record<string, unknown>
+  /** Every layer, lowest first; the project's config is the last. */
+  layers: LayerInfo[]
+  /** Check id → labels of the layers that set its fields, lowest first. */
+  origins: Record<string, string[]>
 }
-
-const CONFIG_NAMES = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs', 'json'].map((ext) => `verify.config.${ext}`)
 
 function message(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error)
-  // Parsers put the location on the first line ("Unexpected token (3:5)"); the rest is a code frame.
-  return (text.split('\n')[0] ?? text).trim()
+  return text.split('\n')[0] ?? text
 }
 
-function hasVerifyKey(packageJson: string): boolean {
-  try {
-    const data = JSON.parse(readFileSync(packageJson, 'utf8')) as Record<string, unknown>
-    return data.verify !== undefined
-  } catch {
-    return false
+/** The c12 environment name: `VERIFY_ENV`, else `ci` under CI, else `NODE_ENV`. */
+export function envName(env: NodeJS.ProcessEnv): string | false {
+  if (env.VERIFY_ENV) return env.VERIFY_ENV
+  if (env.CI && env.CI !== 'false' && env.CI !== '0') return 'ci'
+  return env.NODE_ENV || false
+}
+
+function c12Options(env: NodeJS.ProcessEnv, context: PresetContext): LoadConfigOptions<Record<string, unknown>> {
+  return {
+    name: 'verify',
+    globalRc: false,
+    dotenv: false,
+    giget: false,
+    // Layers are followed by collectLayers, which reports what c12 would only warn about.
+    extend: false,
+    envName: envName(env),
+    omit$Keys: true,
+    merger: mergeConfigObjects as NonNullable<LoadConfigOptions<Record<string, unknown>>['merger']>,
+    context: context as unknown as NonNullable<LoadConfigOptions['context']>,
   }
 }
 
-/** Loads the raw config object with c12. */
-export async function loadRawConfig(options: LoadOptions = {}): Promise<{ raw: Record<string, unknown>; configFile: string; rootDir: string }> {
+/** Loads the project's config and every layer it extends, and merges them. */
+export async function loadConfigLayers(options: LoadOptions = {}): Promise<LoadedLayers> {
+  const env = options.env ?? process.env
   const cwd = resolve(options.cwd ?? process.cwd())
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
     throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `--cwd ${cwd} is not a folder`)
@@ -55,47 +104,105 @@ export async function loadRawConfig(options: LoadOptions = {}): Promise<{ raw: R
     configFile = resolve(cwd, options.configFile)
     if (!existsSync(configFile)) throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `No config file at ${configFile}`)
   }
+  const baseDir = configFile ? dirname(configFile) : cwd
+  // Presets see the folder of the config: discovery finds it in `cwd` (c12 does not search upwards).
+  const context: PresetContext = { rootDir: baseDir, ...(configFile ? { configFile } : {}), env }
   const { loadConfig } = await import('c12')
+  const base = c12Options(env, context)
+  const rootOptions: LoadConfigOptions<Record<string, unknown>> = {
+    ...base,
+    cwd: baseDir,
+    ...(configFile ? { configFile } : {}),
+    rcFile: '.verifyrc',
+    packageJson: 'verify',
+  }
   let loaded
   try {
-    loaded = await loadConfig<Record<string, unknown>>({
-      name: 'verify',
-      cwd: configFile ? dirname(configFile) : cwd,
-      ...(configFile ? { configFile } : {}),
-      rcFile: '.verifyrc',
-      packageJson: 'verify',
-      globalRc: false,
-      dotenv: false,
-      giget: false,
-      envName: process.env.VERIFY_ENV ?? (process.env.CI ? 'ci' : (process.env.NODE_ENV ?? false)),
-      omit$Keys: true,
-    })
+    loaded = await loadConfig<Record<string, unknown>>(rootOptions)
   } catch (error) {
-    const where = configFile ?? CONFIG_NAMES.map((name) => resolve(cwd, name)).find((file) => existsSync(file)) ?? cwd
-    throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load ${where}: ${message(error)}`, [], { cause: error })
+    const where = configFile ?? cwd
+    throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load the config in ${where}: ${message(error)}`, [], { cause: error })
   }
-  // c12 names rc and package.json layers relative to the folder it searched; a package.json counts only with "verify".
-  const searched = configFile ? dirname(configFile) : cwd
-  const layers: { configFile?: string | undefined; cwd?: string | undefined }[] = [{ configFile: loaded.configFile, cwd: searched }, ...(loaded.layers ?? [])]
-  const candidates = layers.flatMap((layer) => (layer.configFile ? [resolve(layer.cwd ?? searched, layer.configFile)] : []))
-  const found = candidates.find((file) => existsSync(file) && statSync(file).isFile() && (basename(file) !== 'package.json' || hasVerifyKey(file)))
-  const raw = loaded.config ?? {}
-  if (!found && Object.keys(raw).length === 0) {
+  const file =
+    configFile ??
+    [loaded.configFile].filter((f): f is string => typeof f === 'string' && existsSync(f) && statSync(f).isFile())[0] ??
+    (loaded.layers ?? [])
+      .filter((layer) => typeof layer.configFile === 'string' && layer.config && Object.keys(layer.config).length > 0)
+      .map((layer) => resolve(baseDir, layer.configFile as string))
+      .find((f) => existsSync(f) && statSync(f).isFile())
+  const rootRaw = loaded.config ?? {}
+  if (!file && Object.keys(rootRaw).length === 0) {
     throw new VerifyConfigError(
       'E_CONFIG_NOT_FOUND',
-      `No verify config in ${cwd} (looked for ${CONFIG_NAMES[0]} and the other verify.config.* files, .verifyrc, and "verify" in package.json). Run \`npx verify init\` to write one.`,
+      `No verify config in ${cwd} (looked for verify.config.ts and the other verify.config.* files, .verifyrc, and "verify" in package.json). Run \`npx verify init\` to write one.`,
     )
   }
-  const file = found ?? resolve(cwd, 'package.json')
-  // c12 consumes a top-level `extends` as its layers; what is left of it is not part of the protocol.
-  delete raw.extends
-  return { raw, configFile: file, rootDir: dirname(file) }
+  const rootFile = file ?? configInFolder(baseDir) ?? resolve(baseDir, 'package.json')
+  const rootDir = dirname(rootFile)
+  context.rootDir = rootDir
+  context.configFile = rootFile
+  const rootLabel = relative(rootDir, rootFile) || basename(rootFile)
+  // One jiti for every layer: c12 stores the instance it created in the options it was given.
+  const shared: LoadConfigOptions<Record<string, unknown>> = { ...base, ...(rootOptions.jiti ? { jiti: rootOptions.jiti } : {}) }
+  const layers: Layer[] = await collectLayers(rootRaw, {
+    rootDir,
+    rootFile,
+    rootLabel,
+    context,
+    envName: envName(env),
+    merge: mergeConfigObjects,
+    loaders: {
+      file: async (path) => {
+        const layer = await loadConfig<Record<string, unknown>>({ ...shared, cwd: dirname(path), configFile: basename(path), rcFile: false, packageJson: false })
+        return layer.config
+      },
+      remote: (source) => loadRemote(source, base),
+    },
+  })
+  const source = relative(process.cwd(), rootFile) || rootFile
+  const raw = mergeConfigObjects(...layers.map((layer) => layer.raw).toReversed())
+  return {
+    merged: mergeLayers(layers),
+    layers: layers.map(({ label, file: f, chain }) => ({ label, ...(f ? { file: f } : {}), chain })),
+    configFile: rootFile,
+    rootDir,
+    source,
+    raw,
+  }
+}
+
+/** Downloads a remote layer with c12 and giget (one hop: its own `extends` are followed by collectLayers). */
+async function loadRemote(source: string, base: LoadConfigOptions<Record<string, unknown>>): Promise<{ raw: unknown; file: string }> {
+  const { loadConfig } = await import('c12')
+  const cwd = await mkdtemp(join(tmpdir(), 'verify-remote-'))
+  const warnings: string[] = []
+  const warn = console.warn
+  // c12 only warns when a source has no config; the warning becomes part of the error instead.
+  console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(' '))
+  try {
+    const loaded = await loadConfig<Record<string, unknown>>({
+      ...base,
+      cwd,
+      rcFile: false,
+      packageJson: false,
+      giget: {},
+      extend: { extendKey: '__verifyRemote' },
+      overrides: { __verifyRemote: [source] },
+    })
+    const layer = (loaded.layers ?? []).find((l) => l.source !== undefined && l.config && l.configFile && existsSync(l.configFile))
+    if (!layer?.configFile) {
+      throw new VerifyError('E_CONFIG_LOAD', `no verify.config.* in the downloaded source${warnings.length ? ` (${warnings.join('; ')})` : ''}`)
+    }
+    return { raw: layer.config, file: layer.configFile }
+  } finally {
+    console.warn = warn
+    await rm(cwd, { recursive: true, force: true })
+  }
 }
 
 /** Loads, validates and resolves the configuration (SPEC §3). Throws VerifyConfigError. */
 export async function loadVerifyConfig(options: LoadOptions = {}): Promise<LoadedConfig> {
-  const { raw, configFile, rootDir } = await loadRawConfig(options)
-  const source = relative(process.cwd(), configFile) || configFile
-  const protocol = resolveProtocol(raw, { rootDir, source, protocol: options.protocol, overrides: options.overrides })
-  return { protocol, configFile, rootDir, protocolNames: protocolNames(raw, source), raw }
+  const { merged, layers, configFile, rootDir, source, raw } = await loadConfigLayers(options)
+  const { protocol, origins } = resolveMerged(merged, { rootDir, source, protocol: options.protocol, overrides: options.overrides })
+  return { protocol, configFile, rootDir, protocolNames: Object.keys(merged.protocols), raw, layers, origins }
 }

@@ -1,4 +1,5 @@
 // Merging checks by id: a later layer overrides fields of the same check; `false` removes it.
+import { createDefu } from 'defu'
 import type { CheckDefinition, CheckEntry } from './define.js'
 
 const KIND_FIELDS = ['command', 'run', 'manual'] as const
@@ -21,17 +22,71 @@ export function mergeCheck(base: CheckEntry, override: CheckEntry): CheckEntry {
   return merged as CheckDefinition
 }
 
+/** One layer's checks, with the name `verify list` and error messages give it. */
+export interface CheckLayer {
+  label: string
+  checks: Record<string, CheckEntry>
+}
+
+export interface MergedChecks {
+  checks: Record<string, CheckEntry>
+  /** For each live check, the labels of the layers that set its fields, lowest first. */
+  origins: Record<string, string[]>
+  /** For each check removed with `false` (and not re-added), the label of the layer that removed it. */
+  removedBy: Record<string, string>
+}
+
 /**
- * Merges keyed checks of several layers, lowest first. Order: the base layer's ids in their order, then ids new in
- * each later layer in theirs. A `false` entry removes the check (and stays removed unless a later layer re-adds it).
+ * Merges keyed checks of several layers, lowest first, and records where each check came from. Order: the base
+ * layer's ids in their order, then ids new in each later layer in theirs. A `false` entry removes the check (and it
+ * stays removed unless a later layer re-adds it, from scratch). An `undefined` entry is no entry.
  */
-export function mergeCheckLayers(layers: readonly Record<string, CheckEntry>[]): Record<string, CheckEntry> {
+export function mergeCheckLayersWithOrigins(layers: readonly CheckLayer[]): MergedChecks {
   const merged = new Map<string, CheckEntry>()
-  for (const layer of layers) {
-    for (const [id, entry] of Object.entries(layer)) {
+  const origins: Record<string, string[]> = {}
+  const removedBy: Record<string, string> = {}
+  for (const { label, checks } of layers) {
+    for (const [id, entry] of Object.entries(checks)) {
+      if (entry === undefined) continue
       const previous = merged.get(id)
       merged.set(id, previous === undefined ? entry : mergeCheck(previous, entry))
+      if (entry === false) {
+        delete origins[id]
+        removedBy[id] = label
+        continue
+      }
+      delete removedBy[id]
+      const from = previous === undefined || previous === false ? [] : (origins[id] ?? [])
+      origins[id] = from.at(-1) === label ? from : [...from, label]
     }
   }
-  return Object.fromEntries(merged)
+  return { checks: Object.fromEntries(merged), origins, removedBy }
+}
+
+/** Merges keyed checks of several layers, lowest first (see mergeCheckLayersWithOrigins). */
+export function mergeCheckLayers(layers: readonly Record<string, CheckEntry>[]): Record<string, CheckEntry> {
+  return mergeCheckLayersWithOrigins(layers.map((checks, i) => ({ label: String(i), checks }))).checks
+}
+
+const CHECKS_NAMESPACE = /^(?:checks|protocols\.[^.]+\.checks)$/
+
+/**
+ * The merger c12 uses for `$env` overrides, `.verifyrc` and package.json: leftmost wins, like defu, but arrays are
+ * replaced instead of concatenated and checks merge by id with `mergeCheck` (a string keeps the check's other fields).
+ */
+const defuByCheck = createDefu((object, key, value, namespace) => {
+  const target = object as Record<PropertyKey, unknown>
+  if (CHECKS_NAMESPACE.test(namespace) && target[key] !== undefined) {
+    target[key] = mergeCheck(target[key] as CheckEntry, value as CheckEntry)
+    return true
+  }
+  if (Array.isArray(value)) {
+    target[key] = value
+    return true
+  }
+  return false
+})
+
+export function mergeConfigObjects(...objects: unknown[]): Record<string, unknown> {
+  return defuByCheck({}, ...(objects as Record<string, unknown>[]))
 }

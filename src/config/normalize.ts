@@ -1,21 +1,17 @@
-// From a loaded config object to the ResolvedProtocol the engine runs: validation, inheritance, defaults.
+// From merged layers to the ResolvedProtocol the engine runs: protocol inheritance, dependencies, defaults.
 import { availableParallelism } from 'node:os'
-import type { z } from 'zod'
 import { resolve } from 'node:path'
 import { VerifyConfigError } from '../errors.js'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
+import { mergeLayers, type LayerInput, type MergedConfig } from './compose.js'
 import { DEFAULT_EVIDENCE_TYPE, DEFAULT_EVIDENCE_TYPES, type CheckEntry } from './define.js'
-import { formatIssues, formatPath } from './issues.js'
+import { expandAllChecks, findCycle, dependencyProblems } from './dependencies.js'
+import { formatIssues } from './issues.js'
 import { mergeCheckLayers } from './merge.js'
-import {
-  CHECK_ID_PATTERN,
-  checkFieldsSchema,
-  checkSchema,
-  configShallowSchema,
-  protocolShallowSchema,
-  type CheckSchemaOutput,
-  type ProtocolSchemaOutput,
-} from './schema.js'
+import type { Protocols } from './parse.js'
+import { CHECK_ID_PATTERN, checkSchema, type CheckSchemaOutput, type ProtocolSchemaOutput } from './schema.js'
+
+export { parseConfig } from './parse.js'
 
 export const DEFAULTS = {
   timeoutMs: 10 * 60_000,
@@ -45,105 +41,9 @@ export interface ResolveOptions {
   overrides?: ProtocolOverrides
 }
 
-type Protocols = Record<string, ProtocolSchemaOutput>
-
-export interface ParsedConfig {
-  protocols: Protocols
-  shared: Partial<ProtocolSchemaOutput>
-  /** Every problem found; resolveProtocol adds those of the merged checks and throws them together. */
-  problems: string[]
-}
-
-/** A copy of `value` without the keys the issues point at, so what remains can be validated further. */
-function prune(value: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
-  const copy = structuredCloneShallowPaths(value, issues)
-  for (const issue of issues) {
-    const path = issue.code === 'unrecognized_keys' ? issue.path : issue.path.slice(0, -1)
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys : issue.path.slice(-1)
-    if (keys.length === 0) return undefined
-    let target: unknown = copy
-    for (const part of path) target = (target as Record<PropertyKey, unknown> | undefined)?.[part]
-    if (target && typeof target === 'object') for (const key of keys) delete (target as Record<PropertyKey, unknown>)[key]
-  }
-  return copy
-}
-
-// Copies the objects along the issues' paths only: the user's config objects are never modified.
-function structuredCloneShallowPaths(value: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
-  const root = { ...(value as object) } as Record<PropertyKey, unknown>
-  for (const issue of issues) {
-    let node = root
-    for (const part of issue.path.slice(0, -1)) {
-      const child = node[part]
-      if (!child || typeof child !== 'object' || Array.isArray(child)) break
-      node[part] = { ...child }
-      node = node[part] as Record<PropertyKey, unknown>
-    }
-  }
-  return root
-}
-
-/** Validates a raw config: options first (pruning what is invalid to find every problem), then each check's fields. */
-function collectConfig(raw: unknown, source: string): ParsedConfig {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [
-      '(root): expected `export default defineProtocol({ checks: { … } })` or `defineConfig({ protocols: { … } })`',
-    ])
-  }
-  const isMulti = 'protocols' in raw
-  const schema = isMulti ? configShallowSchema : protocolShallowSchema
-  const problems: string[] = []
-  let candidate: unknown = raw
-  let data: z.output<typeof schema> | undefined
-  for (let attempt = 0; attempt < 4 && candidate !== undefined; attempt++) {
-    const result = schema.safeParse(candidate)
-    if (result.success) {
-      data = result.data
-      break
-    }
-    for (const line of formatIssues(result.error.issues, candidate)) if (!problems.includes(line)) problems.push(line)
-    candidate = prune(candidate, result.error.issues)
-  }
-  if (!data) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
-
-  let protocols: Record<string, z.output<typeof protocolShallowSchema>>
-  let shared: Partial<ProtocolSchemaOutput> = {}
-  if (isMulti) {
-    const { protocols: named, ...rest } = data as z.output<typeof configShallowSchema>
-    protocols = named
-    shared = rest
-    if (Object.keys(named).length === 0) problems.push('protocols: a config needs at least one protocol')
-  } else {
-    const protocol = data as z.output<typeof protocolShallowSchema>
-    if (protocol.extends !== undefined) {
-      problems.push('extends: a single protocol cannot extend another protocol by name; use `defineConfig({ protocols })`')
-    }
-    protocols = { [protocol.name ?? 'default']: protocol }
-  }
-  // Each check's own fields; whether it has exactly one kind is judged after layers are merged.
-  for (const [name, protocol] of Object.entries(protocols)) {
-    const prefix = isMulti ? ['protocols', name, 'checks'] : ['checks']
-    for (const [id, entry] of Object.entries(protocol.checks)) {
-      if (entry === false || (typeof entry === 'string' && entry.length > 0)) continue
-      const result = entry !== null && typeof entry === 'object' ? checkFieldsSchema.safeParse(entry) : undefined
-      if (!result) problems.push(`${formatPath([...prefix, id])}: expected a command string, a check object or false`)
-      else if (!result.success) problems.push(...formatIssues(result.error.issues, entry, [...prefix, id]))
-      else protocol.checks[id] = result.data
-    }
-  }
-  return { protocols: protocols as Protocols, shared, problems }
-}
-
-/** Validates a raw config and returns its protocols by name, keyed checks unmerged. Throws every problem at once. */
-export function parseConfig(raw: unknown, source = 'the configuration'): Omit<ParsedConfig, 'problems'> {
-  const { problems, ...parsed } = collectConfig(raw, source)
-  if (problems.length > 0) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
-  return parsed
-}
-
-/** The protocols a config declares, in declaration order. */
-export function protocolNames(raw: unknown, source?: string): string[] {
-  return Object.keys(parseConfig(raw, source).protocols)
+/** The protocols a config declares, in declaration order (after every layer is merged). */
+export function protocolNames(raw: unknown, source = 'the configuration'): string[] {
+  return Object.keys(mergeLayers([{ label: source, raw }]).protocols)
 }
 
 function pickName(protocols: Protocols, requested: string | undefined, source: string): string {
@@ -162,7 +62,7 @@ function pickName(protocols: Protocols, requested: string | undefined, source: s
 }
 
 /** Follows `extends` between protocols of one config, base first. */
-function inheritanceChain(protocols: Protocols, name: string): ProtocolSchemaOutput[] {
+function inheritanceChain(protocols: Protocols, name: string): string[] {
   const chain: string[] = []
   let current: string | undefined = name
   while (current !== undefined) {
@@ -181,32 +81,7 @@ function inheritanceChain(protocols: Protocols, name: string): ProtocolSchemaOut
     chain.push(current)
     current = protocol.extends
   }
-  return chain.map((n) => protocols[n] as ProtocolSchemaOutput).toReversed()
-}
-
-function findCycle(checks: readonly ResolvedCheck[]): string[] | undefined {
-  const byId = new Map(checks.map((c) => [c.id, c]))
-  const state = new Map<string, 'visiting' | 'done'>()
-  const stack: string[] = []
-  const visit = (id: string): string[] | undefined => {
-    if (state.get(id) === 'done') return undefined
-    if (state.get(id) === 'visiting') return [...stack.slice(stack.indexOf(id)), id]
-    state.set(id, 'visiting')
-    stack.push(id)
-    for (const dep of byId.get(id)?.dependsOn ?? []) {
-      // A self-dependency is reported on its own, not as a cycle.
-      const cycle = byId.has(dep) && dep !== id ? visit(dep) : undefined
-      if (cycle) return cycle
-    }
-    stack.pop()
-    state.set(id, 'done')
-    return undefined
-  }
-  for (const check of checks) {
-    const cycle = visit(check.id)
-    if (cycle) return cycle
-  }
-  return undefined
+  return chain.toReversed()
 }
 
 function resolveCheck(id: string, entry: Exclude<CheckEntry, false>, protocol: ProtocolOptionsResolved, rootDir: string): ResolvedCheck {
@@ -239,12 +114,34 @@ interface ProtocolOptionsResolved {
   timeoutFromCli: number | undefined
 }
 
-/** Validates a raw config and resolves one protocol with every default applied. Throws VerifyConfigError. */
-export function resolveProtocol(raw: unknown, options: ResolveOptions): ResolvedProtocol {
+/** A resolved protocol with where each of its checks came from. */
+export interface ResolvedWithOrigins {
+  protocol: ResolvedProtocol
+  /** Check id → labels of the layers that set its fields, lowest first. */
+  origins: Record<string, string[]>
+}
+
+/** Origins of a protocol's checks through its inheritance chain: each protocol's layers, base first. */
+function chainOrigins(merged: MergedConfig, names: readonly string[]): Record<string, string[]> {
+  const origins: Record<string, string[]> = {}
+  for (const name of names) {
+    const protocol = merged.protocols[name] as ProtocolSchemaOutput
+    for (const [id, entry] of Object.entries(protocol.checks)) {
+      if (entry === false) delete origins[id]
+      else for (const label of merged.origins[name]?.[id] ?? []) if (origins[id]?.at(-1) !== label) origins[id] = [...(origins[id] ?? []), label]
+    }
+  }
+  return origins
+}
+
+/** Resolves one protocol of merged layers, with every default applied. Throws every problem at once. */
+export function resolveMerged(merged: MergedConfig, options: ResolveOptions): ResolvedWithOrigins {
   const source = options.source ?? 'the configuration'
-  const { protocols, shared, problems } = collectConfig(raw, source)
+  const { protocols, shared } = merged
+  const problems = [...merged.problems]
   const name = pickName(protocols, options.protocol, source)
-  const chain = inheritanceChain(protocols, name)
+  const chainNames = inheritanceChain(protocols, name)
+  const chain = chainNames.map((n) => protocols[n] as ProtocolSchemaOutput)
   const pick = <K extends keyof ProtocolSchemaOutput>(key: K): ProtocolSchemaOutput[K] | undefined => {
     for (let i = chain.length - 1; i >= 0; i--) {
       const value = chain[i]?.[key]
@@ -255,6 +152,7 @@ export function resolveProtocol(raw: unknown, options: ResolveOptions): Resolved
   const o = options.overrides ?? {}
   const timeoutMs = pick('timeout') ?? DEFAULTS.timeoutMs
   const entries = mergeCheckLayers(chain.map((p) => p.checks as Record<string, CheckEntry>))
+  const origins = chainOrigins(merged, chainNames)
   const checks: ResolvedCheck[] = []
   for (const [id, entry] of Object.entries(entries)) {
     if (entry === false) continue
@@ -262,22 +160,25 @@ export function resolveProtocol(raw: unknown, options: ResolveOptions): Resolved
     // A merged entry is validated again: layers may combine into something invalid.
     const parsed = typeof entry === 'string' ? undefined : checkSchema.safeParse(entry)
     if (parsed && !parsed.success) {
-      for (const line of formatIssues(parsed.error.issues, entry, ['checks', id])) if (!problems.includes(line)) problems.push(line)
+      if (merged.invalid.has(id)) continue
+      const from = origins[id] ?? []
+      const where = merged.layers.length > 1 && from.length > 0 ? ` (set in ${from.join(', ')})` : ''
+      for (const line of formatIssues(parsed.error.issues, entry, ['checks', id])) if (!problems.includes(line + where)) problems.push(line + where)
       continue
     }
     checks.push(resolveCheck(id, parsed ? (parsed.data as Exclude<CheckEntry, false>) : entry, { timeoutMs, timeoutFromCli: o.timeoutMs }, options.rootDir))
   }
   if (Object.values(entries).every((entry) => entry === false)) problems.push('checks: a protocol needs at least one check')
-  // Dependencies are checked on every declared check, valid or not, so their problems are reported too.
-  const ids = new Set(Object.keys(entries).filter((id) => entries[id] !== false))
-  for (const id of ids) {
-    const entry = entries[id]
-    const deps = typeof entry === 'object' && Array.isArray(entry.dependsOn) ? entry.dependsOn : []
-    for (const dep of deps) {
-      if (dep === id) problems.push(`checks.${id}.dependsOn: a check cannot depend on itself`)
-      else if (!ids.has(dep)) problems.push(`checks.${id}.dependsOn: no check "${dep}" (checks: ${[...ids].join(', ')})`)
+  // Which layer removed a check, so a dependency on it can say so.
+  const removedBy: Record<string, string> = {}
+  for (const n of chainNames) {
+    for (const [id, entry] of Object.entries(protocols[n]?.checks ?? {})) {
+      if (entry !== false) delete removedBy[id]
+      else removedBy[id] = `${merged.removedBy[n]?.[id] ?? source}${chainNames.length > 1 ? `, protocol "${n}"` : ''}`
     }
   }
+  problems.push(...dependencyProblems(entries, removedBy))
+  expandAllChecks(checks)
   const cycle = findCycle(checks)
   if (cycle) problems.push(`checks.${cycle[0]}.dependsOn: a cycle ${cycle.join(' → ')}`)
   if (problems.length > 0) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
@@ -299,5 +200,15 @@ export function resolveProtocol(raw: unknown, options: ResolveOptions): Resolved
   }
   const description = pick('description')
   if (description !== undefined) protocol.description = description
-  return protocol
+  return { protocol, origins: Object.fromEntries(checks.map((c) => [c.id, origins[c.id] ?? []])) }
+}
+
+/** Validates layers (lowest first, the project's config last) and resolves one protocol. Throws VerifyConfigError. */
+export function resolveLayers(layers: readonly LayerInput[], options: ResolveOptions): ResolvedWithOrigins {
+  return resolveMerged(mergeLayers(layers), options)
+}
+
+/** Validates a raw config and resolves one protocol with every default applied. Throws VerifyConfigError. */
+export function resolveProtocol(raw: unknown, options: ResolveOptions): ResolvedProtocol {
+  return resolveLayers([{ label: options.source ?? 'the configuration', raw }], options).protocol
 }

@@ -1,19 +1,23 @@
 // The one zod schema of the configuration. Types of the DSL are inferred from it; JSON Schema is generated from it.
 import { z } from 'zod'
 import { parseDuration, type Duration } from '../duration.js'
+import type { Reporter } from '../reporters/types.js'
 import type { RunFunction } from '../types.js'
 
 export const CHECK_ID_PATTERN = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/
 
 const DURATION_MESSAGE = 'expected a duration like "5m", "30s", "500ms" or milliseconds'
 
-export const durationSchema = z
-  .custom<Duration>((value) => parseDuration(value) !== undefined, { message: DURATION_MESSAGE })
-  .transform((value) => parseDuration(value) as number)
+/** A duration as written: milliseconds or a string like "5m". Exported so the JSON Schema can describe it. */
+export const durationInputSchema = z.custom<Duration>((value) => parseDuration(value) !== undefined, { message: DURATION_MESSAGE })
 
-const patternSchema = z.union([z.string().min(1), z.instanceof(RegExp)])
+export const durationSchema = durationInputSchema.transform((value) => parseDuration(value) as number)
 
-const runFunctionSchema = z.custom<RunFunction>((value) => typeof value === 'function', {
+export const regExpSchema = z.instanceof(RegExp)
+
+const patternSchema = z.union([z.string().min(1), regExpSchema])
+
+export const runFunctionSchema = z.custom<RunFunction>((value) => typeof value === 'function', {
   message: 'expected a function `async ({ cwd, signal }) => ({ passed, output })`',
 })
 
@@ -72,6 +76,24 @@ export const checkSchema = checkFieldsSchema.superRefine((check, ctx) => {
 /** A check: a shell command string, a check object, or `false` to remove an inherited check. */
 export const checkEntrySchema = z.union([z.string().min(1), checkSchema, z.literal(false)])
 
+const isReporterEntry = (value: unknown): boolean =>
+  (typeof value === 'string' && value.length > 0) ||
+  (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && value[0].length > 0 && value[1] !== null && typeof value[1] === 'object' && !Array.isArray(value[1])) ||
+  (value !== null && typeof value === 'object' && !Array.isArray(value))
+
+/** A reporter in the config: a built-in name or module path, `[name or path, options]`, or a reporter object. */
+export const reporterEntrySchema = z
+  .custom<string | [string, Record<string, unknown>] | Reporter>(isReporterEntry, {
+    message: 'expected a reporter name or module path, a [name or path, options] pair, or a reporter object with hooks',
+  })
+  .meta({
+    description: 'A built-in reporter name or a module path, or [name or path, options] (reporter objects: TypeScript / JavaScript configs only)',
+    anyOf: [
+      { type: 'string', minLength: 1 },
+      { type: 'array', prefixItems: [{ type: 'string', minLength: 1 }, { type: 'object' }], minItems: 2, maxItems: 2 },
+    ],
+  })
+
 const protocolOptionShape = {
   name: z.string().min(1).optional(),
   description: z.string().optional(),
@@ -85,6 +107,8 @@ const protocolOptionShape = {
   killGrace: durationSchema.optional(),
   redact: z.array(patternSchema).optional(),
   logLimitBytes: z.number().int().positive().optional(),
+  /** Used when no `--reporter` is given. */
+  reporters: z.array(reporterEntrySchema).optional(),
 }
 
 export const protocolSchema = z.strictObject({
@@ -102,9 +126,30 @@ export const configSchema = z.strictObject({
   protocols: z.record(z.string(), protocolSchema),
 })
 
+/** What a config file adds around its protocol(s): the layers it extends and whether they may be remote. */
+const layerShape = {
+  /** Paths (relative to this file), npm packages (presets), remote sources when allowed; lowest layer first. */
+  extends: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
+  /** Lets `extends` download remote sources (`gh:`, `https:`…). Only the project's own config may set it. */
+  allowRemote: z.boolean().optional(),
+  /** c12's environment-specific overrides, by environment name. */
+  $env: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  $schema: z.string().optional(),
+}
+
+/** A config file as written (for `verify schema config`): one protocol, or several with `protocols`. */
+export const configFileSchema = z.union([
+  protocolSchema
+    .omit({ extends: true })
+    .extend({ ...layerShape, checks: protocolSchema.shape.checks.optional() })
+    .meta({ title: 'One protocol (defineProtocol)' }),
+  configSchema.extend(layerShape).meta({ title: 'Several protocols (defineConfig)' }),
+])
+
 // The same shapes with checks left unparsed: options are validated first, each check on its own after, so one
 // bad check does not hide the others' problems.
-export const protocolShallowSchema = protocolSchema.extend({ checks: z.record(z.string(), z.unknown()) })
+// A layer may bring options only (its checks come from the layers below): `checks` defaults to none.
+export const protocolShallowSchema = protocolSchema.extend({ checks: z.record(z.string(), z.unknown()).default({}) })
 export const configShallowSchema = configSchema.extend({ protocols: z.record(z.string(), protocolShallowSchema) })
 
 export type CheckSchemaInput = z.input<typeof checkSchema>
@@ -112,3 +157,4 @@ export type CheckSchemaOutput = z.output<typeof checkSchema>
 export type ProtocolSchemaInput = z.input<typeof protocolSchema>
 export type ProtocolSchemaOutput = z.output<typeof protocolSchema>
 export type ConfigSchemaOutput = z.output<typeof configSchema>
+export type ReporterEntry = z.input<typeof reporterEntrySchema>

@@ -72,7 +72,7 @@ export function createRedactor(values: readonly string[], patterns: readonly (st
   const literals = new Set<string>()
   for (const value of values) for (const form of secretForms(value)) literals.add(form)
   for (const pattern of patterns) if (typeof pattern === 'string' && pattern.length > 0) literals.add(pattern)
-  const sources = [...literals].sort((a, b) => b.length - a.length).map(escapeRegExp)
+  const sources = [...literals].toSorted((a, b) => b.length - a.length).map(escapeRegExp)
   for (const pattern of patterns) if (pattern instanceof RegExp) sources.push(`(?:${pattern.source})`)
   if (sources.length === 0) return (text) => text
   const flags = patterns.some((p) => p instanceof RegExp && p.flags.includes('i')) ? 'gi' : 'g'

@@ -63,7 +63,9 @@ async function attemptOnce(check: ResolvedCheck, ctx: CheckRunContext, attempt: 
     transform: ctx.transform,
     onText: ctx.onOutput,
   })
-  const env = { ...ctx.baseEnv, ...check.env, VERIFY_CHECK_ID: check.id, VERIFY_RUN_ID: ctx.runId }
+  const env: Record<string, string> = { ...ctx.baseEnv, ...check.env, VERIFY_CHECK_ID: check.id, VERIFY_RUN_ID: ctx.runId }
+  // Checks that read other checks' output (the strict preset's error-free) find the logs of this run here.
+  if (ctx.logDir) env.VERIFY_LOG_DIR = ctx.logDir
   const spawn =
     check.kind === 'command'
       ? await spawnSupervised({ command: check.command as string | string[], cwd: check.cwd, env, timeoutMs: check.timeoutMs, graceMs: ctx.graceMs, signal: ctx.signal, capture })

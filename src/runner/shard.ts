@@ -45,12 +45,12 @@ export function partitionShards(checks: readonly ResolvedCheck[], total: number)
   // Largest groups first so counts balance; ties keep declaration order.
   const groups = components(checks)
     .map((ids, order) => ({ ids, order }))
-    .sort((a, b) => b.ids.length - a.ids.length || a.order - b.order)
+    .toSorted((a, b) => b.ids.length - a.ids.length || a.order - b.order)
   for (const { ids } of groups) {
     let target = 0
     for (let i = 1; i < total; i++) if ((shards[i] as string[]).length < (shards[target] as string[]).length) target = i
     ;(shards[target] as string[]).push(...ids)
   }
   const position = new Map(checks.map((c, i) => [c.id, i]))
-  return shards.map((ids) => ids.sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0)))
+  return shards.map((ids) => ids.toSorted((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0)))
 }

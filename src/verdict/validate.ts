@@ -85,7 +85,7 @@ export async function judgeStoredEvidence(
       fingerprint: await currentFingerprint(check, protocol.rootDir, workspace),
       checkDigest: checkDigest(check, protocol.rootDir),
       ...(options.now ? { now: options.now } : {}),
-      ...(changed ? { changedFiles: check.inputs ? changed.filter((file) => picomatch.isMatch(file, check.inputs as string[], { dot: true })) : changed } : {}),
+      ...(changed ? { changedFiles: check.inputs ? changed.filter((path) => picomatch.isMatch(path, check.inputs as string[], { dot: true })) : changed } : {}),
     }
     const validity = checkEvidence(check, evidence, context)
     const base = { id: check.id, name: check.name, evidenceType: check.evidenceType, required: check.required }

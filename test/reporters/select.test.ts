@@ -61,8 +61,9 @@ describe('command line', () => {
   })
 })
 
+const tty = (): ReturnType<typeof fakeIO> => ({ ...fakeIO(), isTTY: true, rows: 40 })
+
 describe('the live task list', () => {
-  const tty = (): ReturnType<typeof fakeIO> => ({ ...fakeIO(), isTTY: true, rows: 40 })
   const CURSOR_UP = new RegExp(`${'\x1b'}\\[\\d+A`)
 
   test('in a terminal, alone on stdout: live', async () => {

@@ -1,0 +1,83 @@
+// Dependencies between checks: validation of `dependsOn`, the `'*'` wildcard, and cycles.
+import type { ResolvedCheck } from '../types.js'
+import type { CheckEntry } from './define.js'
+
+/** In `dependsOn`: every other required command or function check that does not itself depend on this one. */
+export const ALL_CHECKS = '*'
+
+/** Problems of every declared check's `dependsOn`, valid check or not, so they are all reported at once. */
+export function dependencyProblems(entries: Record<string, CheckEntry>, removedBy: Record<string, string>): string[] {
+  const problems: string[] = []
+  const ids = new Set(Object.keys(entries).filter((id) => entries[id] !== false))
+  for (const id of ids) {
+    const entry = entries[id]
+    const deps = typeof entry === 'object' && Array.isArray(entry.dependsOn) ? entry.dependsOn : []
+    for (const dep of deps) {
+      if (dep === ALL_CHECKS) continue
+      if (dep === id) problems.push(`checks.${id}.dependsOn: a check cannot depend on itself`)
+      else if (ids.has(dep)) continue
+      else if (removedBy[dep] !== undefined) {
+        problems.push(`checks.${id}.dependsOn: "${dep}" was removed (\`${dep}: false\` in ${removedBy[dep]}); remove it from the dependsOn of "${id}" too`)
+      } else problems.push(`checks.${id}.dependsOn: no check "${dep}" (checks: ${[...ids].join(', ')})`)
+    }
+  }
+  return problems
+}
+
+/** Ids of the checks that depend on `id`, directly or not. */
+function dependents(checks: readonly ResolvedCheck[], id: string): Set<string> {
+  const found = new Set<string>()
+  let grew = true
+  while (grew) {
+    grew = false
+    for (const check of checks) {
+      if (found.has(check.id)) continue
+      if (check.dependsOn.some((dep) => dep === id || found.has(dep))) {
+        found.add(check.id)
+        grew = true
+      }
+    }
+  }
+  return found
+}
+
+/**
+ * Replaces `'*'` in `dependsOn` by every other required command or function check that does not use `'*'` itself
+ * and does not depend on this one, in declaration order; the check gets them in `VERIFY_DEPENDS_ON` too. Optional
+ * checks are left out: their failure must not turn into a skipped required check.
+ */
+export function expandAllChecks(checks: ResolvedCheck[]): void {
+  const wildcard = new Set(checks.filter((c) => c.dependsOn.includes(ALL_CHECKS)).map((c) => c.id))
+  for (const check of checks) {
+    if (!wildcard.has(check.id)) continue
+    const after = dependents(checks, check.id)
+    const all = checks.filter((c) => c.id !== check.id && c.required && c.kind !== 'manual' && !wildcard.has(c.id) && !after.has(c.id)).map((c) => c.id)
+    check.dependsOn = [...new Set([...check.dependsOn.filter((dep) => dep !== ALL_CHECKS), ...all])]
+    check.env = { ...check.env, VERIFY_DEPENDS_ON: check.dependsOn.join(',') }
+  }
+}
+
+export function findCycle(checks: readonly ResolvedCheck[]): string[] | undefined {
+  const byId = new Map(checks.map((c) => [c.id, c]))
+  const state = new Map<string, 'visiting' | 'done'>()
+  const stack: string[] = []
+  const visit = (id: string): string[] | undefined => {
+    if (state.get(id) === 'done') return undefined
+    if (state.get(id) === 'visiting') return [...stack.slice(stack.indexOf(id)), id]
+    state.set(id, 'visiting')
+    stack.push(id)
+    for (const dep of byId.get(id)?.dependsOn ?? []) {
+      // A self-dependency is reported on its own, not as a cycle.
+      const cycle = byId.has(dep) && dep !== id ? visit(dep) : undefined
+      if (cycle) return cycle
+    }
+    stack.pop()
+    state.set(id, 'done')
+    return undefined
+  }
+  for (const check of checks) {
+    const cycle = visit(check.id)
+    if (cycle) return cycle
+  }
+  return undefined
+}

@@ -1,0 +1,130 @@
+// Validation of one config object (one layer): options first, each check's own fields after, every problem at once.
+import type { z } from 'zod'
+import { VerifyConfigError } from '../errors.js'
+import { formatIssues, formatPath } from './issues.js'
+import { checkFieldsSchema, configShallowSchema, protocolShallowSchema, type ProtocolSchemaOutput } from './schema.js'
+
+export type Protocols = Record<string, ProtocolSchemaOutput>
+
+export interface ParsedConfig {
+  protocols: Protocols
+  shared: Partial<ProtocolSchemaOutput>
+  /** Every problem found; resolveProtocol adds those of the merged checks and throws them together. */
+  problems: string[]
+  /** Written with `defineConfig({ protocols })` rather than as one protocol. */
+  isMulti: boolean
+  /** Ids of checks whose own fields are invalid (already reported): their merged form is not judged again. */
+  invalid: Set<string>
+}
+
+/** Keys about layers: consumed by the loader (load.ts) before a config object is validated. */
+export const LAYER_KEYS = ['extends', 'allowRemote'] as const
+
+/** A copy of `value` without the keys the issues point at, so what remains can be validated further. */
+function prune(value: unknown, rawIssues: readonly z.core.$ZodIssue[]): unknown {
+  // A problem inside an array removes the whole array: deleting one element would leave a hole (and arrays are
+  // not copied, so it would also change the user's own object).
+  const issues = rawIssues.map((issue) => {
+    const index = issue.path.findIndex((part) => typeof part === 'number')
+    return index < 0 ? issue : ({ ...issue, code: 'custom', path: issue.path.slice(0, index) } as z.core.$ZodIssue)
+  })
+  const copy = structuredCloneShallowPaths(value, issues)
+  for (const issue of issues) {
+    const path = issue.code === 'unrecognized_keys' ? issue.path : issue.path.slice(0, -1)
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : issue.path.slice(-1)
+    if (keys.length === 0) return undefined
+    let target: unknown = copy
+    for (const part of path) target = (target as Record<PropertyKey, unknown> | undefined)?.[part]
+    if (target && typeof target === 'object') for (const key of keys) delete (target as Record<PropertyKey, unknown>)[key]
+  }
+  return copy
+}
+
+// Copies the objects along the issues' paths only: the user's config objects are never modified.
+function structuredCloneShallowPaths(value: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
+  const root = { ...(value as object) } as Record<PropertyKey, unknown>
+  for (const issue of issues) {
+    let node = root
+    for (const part of issue.path.slice(0, -1)) {
+      const child = node[part]
+      if (!child || typeof child !== 'object' || Array.isArray(child)) break
+      node[part] = { ...child }
+      node = node[part] as Record<PropertyKey, unknown>
+    }
+  }
+  return root
+}
+
+/** Validates a raw config: options first (pruning what is invalid to find every problem), then each check's fields. */
+export function collectConfig(raw: unknown, source: string): ParsedConfig {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [
+      '(root): expected `export default defineProtocol({ checks: { … } })` or `defineConfig({ protocols: { … } })`',
+    ])
+  }
+  const isMulti = 'protocols' in raw
+  const schema = isMulti ? configShallowSchema : protocolShallowSchema
+  const problems: string[] = []
+  let candidate: unknown = raw
+  // A single protocol's `extends` naming another protocol is reported below; any other is a layer list.
+  const layerKeys = LAYER_KEYS.filter((key) => key in raw && (isMulti || key !== 'extends' || typeof (raw as { extends?: unknown }).extends !== 'string'))
+  if (layerKeys.length > 0) {
+    problems.push(`${layerKeys.join(', ')}: layers (presets, files) are resolved when a config file is loaded with loadVerifyConfig; a config object given directly cannot extend`)
+    candidate = Object.fromEntries(Object.entries(raw).filter(([key]) => !(layerKeys as string[]).includes(key)))
+  }
+  let data: z.output<typeof schema> | undefined
+  for (let attempt = 0; attempt < 4 && candidate !== undefined; attempt++) {
+    const result = schema.safeParse(candidate)
+    if (result.success) {
+      data = result.data
+      break
+    }
+    for (const line of formatIssues(result.error.issues, candidate)) if (!problems.includes(line)) problems.push(line)
+    candidate = prune(candidate, result.error.issues)
+  }
+  if (!data) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
+
+  let protocols: Record<string, z.output<typeof protocolShallowSchema>>
+  let shared: Partial<ProtocolSchemaOutput> = {}
+  if (isMulti) {
+    const { protocols: named, ...rest } = data as z.output<typeof configShallowSchema>
+    protocols = named
+    shared = rest
+    if (Object.keys(named).length === 0) problems.push('protocols: a config needs at least one protocol')
+  } else {
+    const protocol = data as z.output<typeof protocolShallowSchema>
+    if (protocol.extends !== undefined) {
+      problems.push(
+        'extends: a single protocol cannot extend another protocol by name (use `defineConfig({ protocols })`); to extend a preset or a file, load the config with loadVerifyConfig',
+      )
+    }
+    protocols = { [protocol.name ?? 'default']: protocol }
+  }
+  // Each check's own fields; whether it has exactly one kind is judged after layers are merged.
+  const invalid = new Set<string>()
+  for (const [name, protocol] of Object.entries(protocols)) {
+    const prefix = isMulti ? ['protocols', name, 'checks'] : ['checks']
+    for (const [id, entry] of Object.entries(protocol.checks)) {
+      // An undefined entry is no entry: spreading a preset's optional checks must not fail.
+      if (entry === undefined) delete protocol.checks[id]
+      if (entry === undefined || entry === false || (typeof entry === 'string' && entry.length > 0)) continue
+      const result = entry !== null && typeof entry === 'object' ? checkFieldsSchema.safeParse(entry) : undefined
+      if (result?.success) {
+        protocol.checks[id] = result.data
+        continue
+      }
+      invalid.add(id)
+      if (!result) problems.push(`${formatPath([...prefix, id])}: expected a command string, a check object or false`)
+      else problems.push(...formatIssues(result.error.issues, entry, [...prefix, id]))
+    }
+  }
+  return { protocols: protocols as Protocols, shared, problems, isMulti, invalid }
+}
+
+/** Validates a raw config and returns its protocols by name, keyed checks unmerged. Throws every problem at once. */
+export function parseConfig(raw: unknown, source = 'the configuration'): Omit<ParsedConfig, 'problems' | 'isMulti' | 'invalid'> {
+  const { problems, isMulti: _, invalid: __, ...parsed } = collectConfig(raw, source)
+  if (problems.length > 0) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
+  return parsed
+}
+

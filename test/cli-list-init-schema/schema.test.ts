@@ -1,0 +1,105 @@
+// `verify schema [config|evidence]`: JSON Schemas generated from the zod schemas. The evidence schema must accept every
+// evidence file the tool writes (generated here by running the CLI on fixtures) and reject broken ones.
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cleanup, diagnose, fixture, runCli, sandbox } from '../e2e/helpers.js'
+import { validate } from './json-schema.js'
+
+afterAll(cleanup)
+
+let evidenceSchema: Record<string, unknown>
+let configSchema: Record<string, unknown>
+
+beforeAll(async () => {
+  const [evidence, config, plain] = await Promise.all([runCli(['schema', 'evidence']), runCli(['schema', 'config']), runCli(['schema'])])
+  for (const result of [evidence, config, plain]) expect(result.code, diagnose(result)).toBe(0)
+  evidenceSchema = JSON.parse(evidence.stdout) as Record<string, unknown>
+  configSchema = JSON.parse(config.stdout) as Record<string, unknown>
+  expect(plain.stdout).toBe(config.stdout)
+})
+
+describe('verify schema evidence', () => {
+  it('is a JSON Schema 2020-12 document of an object with the stable fields of SPEC §5', () => {
+    expect(evidenceSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema')
+    expect(evidenceSchema.required).toEqual(expect.arrayContaining(['schemaVersion', 'tool', 'protocol', 'workspace', 'startedAt', 'finishedAt', 'checks', 'summary']))
+  })
+
+  // Every kind of run the CLI can record: passes, failures, errors, manual, skips, signing, reuse.
+  const runs: [string, string[], Record<string, string>?][] = [
+    ['all-pass', []],
+    ['required-failure', []],
+    ['optional-failure', []],
+    ['errors', []],
+    ['manual', []],
+    ['deps', []],
+    ['compose-package', []],
+    ['all-pass', [], { VERIFY_SIGNING_KEY: 'a-signing-key-for-the-schema-test' }],
+  ]
+
+  it.each(runs)('validates the evidence of a run on fixtures/%s %j', async (name, args, env) => {
+    const box = sandbox()
+    const result = await box.run(['run', ...args], { cwd: fixture(name), ...(env ? { env } : {}) })
+    expect([0, 1, 3], diagnose(result)).toContain(result.code)
+    const file = JSON.parse(readFileSync(box.evidencePath, 'utf8')) as Record<string, unknown>
+    expect(validate(evidenceSchema, file)).toEqual([])
+    if (env?.VERIFY_SIGNING_KEY) expect(file.signature).toBeDefined()
+  })
+
+  it('validates reused evidence (verify run --reuse)', async () => {
+    const box = sandbox()
+    await box.run(['run'], { cwd: fixture('all-pass') })
+    await box.run(['run', '--reuse'], { cwd: fixture('all-pass') })
+    const file = JSON.parse(readFileSync(box.evidencePath, 'utf8')) as { checks: { evidence: { reused?: boolean } | null }[] }
+    expect(file.checks.some((c) => c.evidence?.reused === true)).toBe(true)
+    expect(validate(evidenceSchema, file)).toEqual([])
+  })
+
+  it('rejects an evidence file that breaks the contract', async () => {
+    const box = sandbox()
+    await box.run(['run'], { cwd: fixture('all-pass') })
+    const good = JSON.parse(readFileSync(box.evidencePath, 'utf8')) as Record<string, unknown>
+    const broken = (mutate: (file: any) => void) => {
+      const copy = structuredClone(good)
+      mutate(copy)
+      return validate(evidenceSchema, copy)
+    }
+    expect(broken((f) => (f.schemaVersion = 2))).not.toEqual([])
+    expect(broken((f) => (f.checks[0].status = 'running'))).not.toEqual([])
+    expect(broken((f) => delete f.checks[0].evidence.fingerprint)).not.toEqual([])
+    expect(broken((f) => (f.summary.verdict = 'maybe'))).not.toEqual([])
+    expect(broken((f) => (f.startedAt = 'yesterday'))).not.toEqual([])
+    expect(broken((f) => (f.protocol.digest = 'md5:abc'))).not.toEqual([])
+  })
+})
+
+const valid = (config: unknown) => validate(configSchema, config)
+
+describe('verify schema config', () => {
+  it('accepts one protocol or several, with layers and $env', () => {
+    expect(valid({ checks: { build: 'npm run build', test: { command: ['vitest', 'run'], timeout: '5m', dependsOn: ['build'] }, lint: false } })).toEqual([])
+    expect(valid({ extends: ['verify-protocol/presets/node'], allowRemote: false, $env: { ci: { failFast: true } } })).toEqual([])
+    expect(valid({ timeout: 60000, protocols: { default: { checks: { a: 'x' } }, deploy: { extends: 'default', checks: { b: { manual: 'ok?' } } } } })).toEqual([])
+  })
+
+  it('rejects unknown keys, bad durations and wrong types', () => {
+    expect(valid({ checks: { a: { comand: 'x' } } })).not.toEqual([])
+    expect(valid({ checks: { a: { command: 'x', timeout: 'soon' } } })).not.toEqual([])
+    expect(valid({ checks: { a: 42 } })).not.toEqual([])
+    expect(valid({ stricMode: true, checks: {} })).not.toEqual([])
+    expect(valid({ extends: 42, checks: {} })).not.toEqual([])
+  })
+
+  it('describes durations, and the parts only TypeScript configs can hold', () => {
+    const text = JSON.stringify(configSchema)
+    expect(text).toContain('A duration: milliseconds, or a string like')
+    expect(text).toContain('TypeScript / JavaScript configs only')
+  })
+})
+
+describe('usage', () => {
+  it('an unknown schema name is a usage error', async () => {
+    const result = await runCli(['schema', 'reporters'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/config, evidence/)
+  })
+})
