@@ -38,16 +38,9 @@ export interface ListedCheck {
   layers: string[]
 }
 
-export interface ListedProtocol {
-  name: string
+export interface ListedProtocol
+  extends Pick<ResolvedProtocol, 'name' | 'strictMode' | 'parallel' | 'concurrency' | 'failFast' | 'skipOptional' | 'timeoutMs' | 'maxAgeMs'> {
   description: string | null
-  strictMode: boolean
-  parallel: boolean
-  concurrency: number
-  failFast: boolean
-  skipOptional: boolean
-  timeoutMs: number
-  maxAgeMs: number
   checks: ListedCheck[]
 }
 
