@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { CheckResult, EvidenceFile } from '../../src/types.js'
+import { INHERITED } from '../setup/env.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const BIN = join(ROOT, 'bin', 'verify.mjs')
@@ -40,29 +41,7 @@ export interface RunningCli {
 }
 
 // Variables that make verify pick another reporter or mode (CI, GitHub Actions, coding agents).
-const AMBIENT = [
-  'CI',
-  'GITHUB_ACTIONS',
-  'GITHUB_STEP_SUMMARY',
-  'AI_AGENT',
-  'CLAUDECODE',
-  'CLAUDE_CODE',
-  'CODEX_SANDBOX',
-  'CODEX_THREAD_ID',
-  'CURSOR_AGENT',
-  'GEMINI_CLI',
-  'OPENCODE',
-  'COPILOT_AGENT',
-  'COPILOT_CLI',
-  'REPL_ID',
-  'AUGMENT_AGENT',
-  'GOOSE_PROVIDER',
-  'JUNIE_DATA',
-  'FORCE_COLOR',
-  'DEBUG',
-  'VERIFY_SIGNING_KEY',
-  'VERIFY_ENV',
-]
+const AMBIENT = [...INHERITED, 'CI', 'FORCE_COLOR', 'DEBUG']
 
 function environment(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
