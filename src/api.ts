@@ -5,6 +5,7 @@ import { resolveProtocol } from './config/normalize.js'
 import { checkDigest } from './evidence/digest.js'
 import { inputsFingerprint, workspaceFingerprint } from './evidence/fingerprint.js'
 import { executeCheck } from './runner/run-check.js'
+import { baseEnvironment } from './runner/schedule.js'
 import type { CheckResult, ResolvedCheck, ResolvedProtocol } from './types.js'
 
 /** A check of the array form: a definition with its id. */
@@ -40,10 +41,7 @@ export async function runSingleCheck(check: ResolvedCheck, options: RunSingleChe
   if (check.kind === 'manual') return { ...base, status: 'pending_manual', reason: check.manual ?? null, evidence: null }
   const rootDir = options.rootDir ?? check.cwd
   const workspace = await workspaceFingerprint(rootDir)
-  const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(options.env ?? process.env)) {
-    if (value !== undefined && key !== 'VERIFY_SIGNING_KEY') env[key] = value
-  }
+  const env = baseEnvironment(options.env ?? process.env)
   return executeCheck(check, {
     runId: randomUUID(),
     graceMs: options.graceMs ?? 5000,

@@ -24,7 +24,20 @@ export function parseDuration(value: unknown): number | undefined {
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`
   if (ms < 59_950) return `${Number((ms / 1000).toFixed(ms < 10_000 ? 2 : 1))}s`
-  const minutes = Math.floor(ms / 60_000)
-  const seconds = Math.floor((ms % 60_000) / 1000)
-  return `${minutes}m ${String(seconds).padStart(2, '0')}s`
+  if (ms < 3_600_000) {
+    const minutes = Math.floor(ms / 60_000)
+    const seconds = Math.floor((ms % 60_000) / 1000)
+    return `${minutes}m ${String(seconds).padStart(2, '0')}s`
+  }
+  const hours = Math.floor(ms / 3_600_000)
+  const minutes = Math.floor((ms % 3_600_000) / 60_000)
+  return `${hours}h ${String(minutes).padStart(2, '0')}m`
+}
+
+/** Node's timers hold at most 2^31−1 ms (about 24.8 days); longer delays fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647
+
+/** A delay that setTimeout honours: at least 1 ms, at most MAX_TIMER_MS. */
+export function timerDelay(ms: number): number {
+  return Math.min(Math.max(1, Math.round(ms)), MAX_TIMER_MS)
 }

@@ -123,8 +123,8 @@ describe('verify run --shard and verify merge', () => {
       return p.evidence(name)
     }
     const cases: [string, string, RegExp][] = [
-      ['digest', variant('digest.json', (f) => (f.protocol.digest = 'sha256:other')), /different protocol definition/],
-      ['workspace', variant('ws.json', (f) => (f.workspace.fingerprint = 'sha256:other')), /verified different code/],
+      ['digest', variant('digest.json', (f) => (f.protocol.digest = `sha256:${'0'.repeat(64)}`)), /different protocol definition/],
+      ['workspace', variant('ws.json', (f) => (f.workspace.fingerprint = `sha256:${'0'.repeat(64)}`)), /verified different code/],
       ['duplicate', p.evidence('s1.json'), /both shard 1\/2/],
       ['full run', p.evidence('full.json'), /not a shard's evidence/],
     ]
@@ -138,5 +138,10 @@ describe('verify run --shard and verify merge', () => {
     const result = await runCli(['merge', p.evidence('s1.json'), altered, '--evidence', p.evidence('out.json'), '--no-color'], { cwd: p.dir, env: key })
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/signature does not match/)
+    // With a key, an unsigned shard is refused too: the merged file is signed, so it must not launder one.
+    const unsigned = variant('unsigned.json', (f) => delete f.signature)
+    const laundered = await runCli(['merge', p.evidence('s1.json'), unsigned, '--evidence', p.evidence('out.json'), '--no-color'], { cwd: p.dir, env: key })
+    expect(laundered.code).toBe(2)
+    expect(laundered.stderr).toMatch(/not signed/)
   })
 })

@@ -21,8 +21,8 @@ function evidence(runId = 'run-1'): EvidenceFile {
   return {
     schemaVersion: 1,
     tool: { name: 'verify-protocol', version: '0.1.0' },
-    protocol: { name: 'default', digest: 'sha256:abc', strictMode: false },
-    workspace: { fingerprint: 'sha256:def', git: { head: null, tree: 'f'.repeat(40), dirty: true } },
+    protocol: { name: 'default', digest: `sha256:${'a'.repeat(64)}`, strictMode: false },
+    workspace: { fingerprint: `sha256:${'d'.repeat(64)}`, git: { head: null, tree: 'f'.repeat(40), dirty: true } },
     runId,
     startedAt: '2026-11-30T12:00:00.000Z',
     finishedAt: '2026-11-30T12:00:03.210Z',

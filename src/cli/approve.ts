@@ -1,14 +1,14 @@
 // `verify approve <checkId>`: a person's approval of a manual check, bound to the code and the check they saw.
 import { execFileSync } from 'node:child_process'
 import { userInfo } from 'node:os'
-import { recordApproval, signApproval, type Approval } from '../evidence/approvals.js'
+import { readApprovals, recordApproval, signApproval, trustedApprovals, type Approval } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
 import { workspaceFingerprint } from '../evidence/fingerprint.js'
 import { readEvidenceFile } from '../evidence/store.js'
 import { VerifyUsageError } from '../errors.js'
-import type { Checklist, ResolvedCheck, WorkspaceInfo } from '../types.js'
+import type { CheckResult, Checklist, ResolvedCheck, WorkspaceInfo } from '../types.js'
 import { summarize } from '../verdict/summary.js'
-import { approvalEvidence, currentFingerprint } from '../verdict/validate.js'
+import { approvalEvidence, currentFingerprint, judgeStoredEvidence } from '../verdict/validate.js'
 import { parse } from './args.js'
 import { CONFIG_OPTIONS, commandContext, saveEvidence, type CommandContext } from './context.js'
 import { ExitCode } from './exit-code.js'
@@ -69,16 +69,17 @@ export async function approveCommand(argv: string[], io: CliIO): Promise<number>
     )
   }
   const workspace = await workspaceFingerprint(protocol.rootDir)
-  const approval = await approve(context, check, workspace, values.by?.trim() || defaultApprover(protocol.rootDir), values.note ?? null)
+  const note = values.note === undefined ? null : context.redact(values.note)
+  const approval = await approve(context, check, workspace, values.by?.trim() || defaultApprover(protocol.rootDir), note)
 
-  // Keep the evidence file in step, so `verify check` sees the approval without another run.
+  // Keep the evidence file in step, so `verify check` sees the approval without another run. Every check is judged
+  // again against the code as it is now: the file never claims more than holds.
   const stored = await readEvidenceFile(context.evidencePath)
   if (stored.ok && stored.file.protocol?.name === protocol.name) {
-    const file = stored.file
-    const checks = file.checks.map((result) =>
-      result.id === check.id ? { ...result, status: 'passed' as const, reason: null, evidence: approvalEvidence(approval) } : result,
-    )
-    await saveEvidence(context, { ...file, checks, summary: summarize(checks, file.protocol.strictMode) })
+    const approvals = trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
+    const judged = await judgeStoredEvidence(protocol, stored.file, workspace, { maxAgeMs: protocol.maxAgeMs, approvals })
+    const checks = protocol.checks.map((c) => judged.get(c.id)?.result).filter((r): r is CheckResult => r !== undefined)
+    await saveEvidence(context, { ...stored.file, checks, summary: summarize(checks, protocol.strictMode) })
   }
   io.stdout(
     context.redact(

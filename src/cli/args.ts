@@ -1,6 +1,6 @@
 // Command-line parsing with node:util parseArgs; every mistake becomes a VerifyUsageError with a clear message.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { parseDuration } from '../duration.js'
+import { MAX_TIMER_MS, parseDuration } from '../duration.js'
 import { VerifyUsageError } from '../errors.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
@@ -20,13 +20,17 @@ export function parse<const O extends Options>(command: string, argv: string[], 
 export function list(values: string | string[] | undefined): string[] | undefined {
   if (values === undefined) return undefined
   const all = (Array.isArray(values) ? values : [values]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+  // `--only ,` names nothing: running everything instead would be a surprise.
+  if (all.length === 0) throw new VerifyUsageError('--only and --skip expect check ids, e.g. --only build,test')
   return all
 }
 
 export function duration(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
   const ms = parseDuration(value)
-  if (ms === undefined) throw new VerifyUsageError(`--${flag} expects a duration like "5m", "30s" or milliseconds, got "${value}"`)
+  if (ms === undefined || ms < 1 || ms > MAX_TIMER_MS) {
+    throw new VerifyUsageError(`--${flag} expects a duration from 1ms to 24d like "5m", "30s" or milliseconds, got "${value}"`)
+  }
   return ms
 }
 

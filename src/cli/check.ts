@@ -6,7 +6,7 @@ import { workspaceFingerprint } from '../evidence/fingerprint.js'
 import { verifySignature } from '../evidence/sign.js'
 import { readEvidenceFile } from '../evidence/store.js'
 import { formatDuration } from '../duration.js'
-import { statusIcon, verdictLine } from '../reporters/default.js'
+import { statusIcon, statusText, verdictLine } from '../reporters/status.js'
 import { useColor } from '../reporters/select.js'
 import type { CheckResult } from '../types.js'
 import { summarize } from '../verdict/summary.js'
@@ -40,8 +40,8 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   }
   const { file } = stored
   const problems: string[] = []
-  const signature = file.signature ? verifySignature(file, context.signingKey) : null
-  if (values['require-signature'] || (signature && context.signingKey)) {
+  // Checked when required, and whenever a signed file meets the key that can check it.
+  if (values['require-signature'] || (file.signature && context.signingKey)) {
     const verdict = verifySignature(file, context.signingKey)
     if (!verdict.valid) problems.push(`Signature: ${verdict.reason}`)
   }
@@ -74,14 +74,14 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   for (const result of results) {
     const at = result.evidence ? Date.parse(result.evidence.timestamp) : Number.NaN
     const age = Number.isNaN(at) ? '' : c.dim(` (recorded ${formatDuration(Math.max(0, now - at))} ago${result.evidence?.approval ? ` by ${result.evidence.approval.by}` : ''})`)
-    const what = result.status === 'passed' ? c.green('valid') : result.status.replace('_', ' ')
+    const what = result.status === 'passed' ? c.green('valid') : statusText(result.status)
     const why = result.status === 'passed' || !result.reason ? '' : ` — ${result.reason}`
     io.stdout(` ${statusIcon(result.status, c)} ${result.id.padEnd(pad)} ${what}${why}${age}\n`)
   }
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
   for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${issue}\n`)
   for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${recommendation}\n`)
-  if (signature && !context.signingKey && !values['require-signature']) {
+  if (file.signature && !context.signingKey && !values['require-signature']) {
     io.stdout(c.dim(`   The evidence is signed; set VERIFY_SIGNING_KEY (or pass --require-signature) to check it.\n`))
   }
   return exitCodeOfVerdict(summary.verdict)

@@ -2,8 +2,8 @@
 import { dirname, join, resolve } from 'node:path'
 import { loadVerifyConfig, type LoadedConfig } from '../config/load.js'
 import type { ProtocolOverrides } from '../config/normalize.js'
-import { createRedactor, redactDeep, secretValues, type Redactor } from '../evidence/redact.js'
-import { signEvidence, SIGNING_KEY_ENV } from '../evidence/sign.js'
+import { createRedactor, secretValues, type Redactor } from '../evidence/redact.js'
+import { sealEvidence, SIGNING_KEY_ENV } from '../evidence/sign.js'
 import { writeEvidenceFile } from '../evidence/store.js'
 import type { EvidenceFile } from '../types.js'
 import type { CliIO } from './io.js'
@@ -43,15 +43,15 @@ export async function commandContext(
     evidencePath,
     approvalsPath: join(dirname(evidencePath), 'approvals.json'),
     logDir: join(dirname(evidencePath), 'logs'),
-    redact: createRedactor(secretValues(io.env), loaded.protocol.redact),
+    // Secrets given to checks through their own `env` are masked like those of the environment.
+    redact: createRedactor(secretValues(Object.assign({}, io.env, ...loaded.protocol.checks.map((c) => c.env))), loaded.protocol.redact),
     signingKey,
   }
 }
 
 /** Masks secrets everywhere in the file, signs it when a key is set, and writes it atomically. */
 export async function saveEvidence(context: CommandContext, file: EvidenceFile): Promise<EvidenceFile> {
-  const masked = redactDeep(file, context.redact)
-  const final = context.signingKey ? signEvidence(masked, context.signingKey) : masked
+  const final = sealEvidence(file, context.redact, context.signingKey)
   await writeEvidenceFile(context.evidencePath, final)
   return final
 }

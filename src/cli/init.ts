@@ -3,9 +3,10 @@
 // from package.json must not silently remove a check from the gate.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
+import { CONFIG_FILES, isFile, PACKAGE_JSON_KEY, RC_FILE } from '../config/files.js'
 import { VerifyUsageError } from '../errors.js'
 import { NODE_SCRIPTS, scriptFor, type NodeCheckId } from '../presets/node.js'
-import { detectPackageManager, runScript, type PackageJson, type PackageManager } from '../presets/project.js'
+import { detectPackageManager, readPackageJson, runScript, type PackageJson, type PackageManager } from '../presets/project.js'
 import { parse } from './args.js'
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
@@ -20,7 +21,6 @@ export const INIT_OPTIONS = {
 /** Asks a yes/no question; only used in an interactive terminal. */
 type Confirm = (question: string, defaultYes: boolean) => Promise<boolean>
 
-const CONFIG_FILES = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs', 'json'].map((ext) => `verify.config.${ext}`)
 const TARGET = 'verify.config.ts'
 
 const NAMES: Record<NodeCheckId, string> = { build: 'Build', typecheck: 'Typecheck', lint: 'Lint', test: 'Tests' }
@@ -31,22 +31,21 @@ interface PlannedCheck {
 }
 
 function readPackage(dir: string): PackageJson {
-  const file = join(dir, 'package.json')
-  if (!existsSync(file)) {
+  if (!existsSync(join(dir, 'package.json'))) {
     throw new VerifyUsageError(`No package.json in ${dir}: verify init writes the checks from its scripts. Write verify.config.ts by hand instead (see docs/configuration.md).`)
   }
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as PackageJson
+    return readPackageJson(dir)
   } catch (error) {
-    throw new VerifyUsageError(`${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
+    throw new VerifyUsageError(error instanceof Error ? error.message : String(error))
   }
 }
 
-/** Configs `verify` would load from this folder. */
+/** Configs `verify` would load from this folder: every file c12 discovers, .verifyrc, and package.json's key. */
 function existingConfigs(dir: string, pkg: PackageJson | undefined): string[] {
-  const found = CONFIG_FILES.filter((name) => existsSync(join(dir, name)))
-  if (existsSync(join(dir, '.verifyrc'))) found.push('.verifyrc')
-  if (pkg && (pkg as Record<string, unknown>).verify !== undefined) found.push('the "verify" key of package.json')
+  const found = CONFIG_FILES.filter((name) => isFile(join(dir, name)))
+  if (existsSync(join(dir, RC_FILE))) found.push(RC_FILE)
+  if (pkg && (pkg as Record<string, unknown>)[PACKAGE_JSON_KEY] !== undefined) found.push(`the "${PACKAGE_JSON_KEY}" key of package.json`)
   return found
 }
 
@@ -64,7 +63,7 @@ export function renderConfig(checks: readonly PlannedCheck[], pm: PackageManager
     if (id === 'test' && hasBuild) fields.push(`dependsOn: ['build']`)
     return `    ${id}: { ${fields.join(', ')} },`
   })
-  const body = lines.length > 0 ? lines : [`    // No build, typecheck, lint or test script was found. Add checks, e.g.:`, `    // build: { name: 'Build', command: 'npm run build' },`]
+  const body = lines.length > 0 ? lines : [`    // No build, typecheck, lint or test script was found. Add checks, e.g.:`, `    // build: { name: 'Build', command: ${quote(runScript(pm, 'build'))} },`]
   return [
     `// The verification protocol of this project: \`npx verify\` runs these checks and records evidence.`,
     `// Written by \`verify init\` from package.json scripts (run with ${pm}, ${pmFrom}). Edit freely: docs/configuration.md.`,
@@ -81,12 +80,15 @@ export function renderConfig(checks: readonly PlannedCheck[], pm: PackageManager
   ].join('\n')
 }
 
+// `.verify`, `/.verify/`, `.verify/*`, `.verify/**`, `**/.verify/`: lines that ignore the folder (or all it holds).
+const IGNORES_VERIFY = /^(?:\*\*\/|\/)?\.verify(?:\/(?:\*\*?)?)?$/
+
 /** Adds `.verify/` to .gitignore unless an entry already ignores it. Returns what it did, in words. */
 export function ignoreVerifyFolder(dir: string): string {
   const file = join(dir, '.gitignore')
   const existed = existsSync(file)
   const text = existed ? readFileSync(file, 'utf8') : ''
-  const ignored = text.split(/\r?\n/).some((line) => ['.verify', '.verify/', '/.verify', '/.verify/', '.verify/*', '/.verify/*'].includes(line.trim()))
+  const ignored = text.split(/\r?\n/).some((line) => IGNORES_VERIFY.test(line.trim()))
   if (ignored) return '.gitignore already ignores .verify/'
   writeFileSync(file, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}.verify/\n`)
   return existed ? 'added .verify/ to .gitignore' : 'created .gitignore with .verify/'

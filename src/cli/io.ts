@@ -8,8 +8,17 @@ export interface CliIO {
   /** stdout is an interactive terminal. */
   isTTY: boolean
   rows?: number
+  /** Terminal width, when stdout is one. */
+  columns?: number
   /** Asks a person a question on the terminal; absent when stdin is not a terminal. */
   prompt?: (question: string) => Promise<string>
+}
+
+// A reader that went away (`verify | head`) must not crash the run: the evidence is still written.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+  })
 }
 
 export function processIO(): CliIO {
@@ -20,6 +29,7 @@ export function processIO(): CliIO {
     cwd: process.cwd(),
     isTTY: Boolean(process.stdout.isTTY),
     ...(process.stdout.rows ? { rows: process.stdout.rows } : {}),
+    ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
     ...(process.stdin.isTTY ? { prompt: ask } : {}),
   }
 }

@@ -1,11 +1,11 @@
 // `verify merge <files…>`: combines the evidence of a protocol's shards into one file and one verdict.
 import { resolve } from 'node:path'
 import pc from 'picocolors'
-import { createRedactor, redactDeep, secretValues } from '../evidence/redact.js'
-import { signEvidence, SIGNING_KEY_ENV, verifySignature } from '../evidence/sign.js'
+import { createRedactor, secretValues } from '../evidence/redact.js'
+import { sealEvidence, SIGNING_KEY_ENV, verifySignature } from '../evidence/sign.js'
 import { readEvidenceFile, writeEvidenceFile } from '../evidence/store.js'
 import { VerifyUsageError } from '../errors.js'
-import { verdictLine } from '../reporters/default.js'
+import { verdictLine } from '../reporters/status.js'
 import { useColor } from '../reporters/select.js'
 import type { CheckResult, EvidenceFile } from '../types.js'
 import { summarize } from '../verdict/summary.js'
@@ -74,8 +74,9 @@ export async function mergeCommand(argv: string[], io: CliIO): Promise<number> {
   for (const path of positionals) {
     const read = await readEvidenceFile(resolve(io.cwd, path))
     if (!read.ok) throw new VerifyUsageError(`Cannot merge: ${read.reason}`)
-    // A signed shard is checked whenever the key is at hand: an altered shard must not slip into the merge.
-    if (read.file.signature && key) {
+    // With a key, every shard must carry a valid signature: the merged file is signed, so an unsigned or altered
+    // shard would come out looking genuine.
+    if (key) {
       const signature = verifySignature(read.file, key)
       if (!signature.valid) throw new VerifyUsageError(`Cannot merge ${path}: ${signature.reason}`)
     }
@@ -84,9 +85,9 @@ export async function mergeCommand(argv: string[], io: CliIO): Promise<number> {
   const problem = mergeProblem(files)
   if (problem) throw new VerifyUsageError(`Cannot merge: ${problem}`)
   const redact = createRedactor(secretValues(io.env))
-  const merged = redactDeep(mergeShards(files), redact)
+  const merged = sealEvidence(mergeShards(files), redact, key)
   const out = resolve(io.cwd, values.evidence ?? '.verify/evidence.json')
-  await writeEvidenceFile(out, key ? signEvidence(merged, key) : merged)
+  await writeEvidenceFile(out, merged)
   const c = pc.createColors(useColor(io, values.color))
   const { summary } = merged
   io.stdout(`${c.bold('verify merge')} ${c.dim(`· ${files.length} shard${files.length === 1 ? '' : 's'} · protocol ${merged.protocol.name}`)}\n`)

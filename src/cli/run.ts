@@ -1,8 +1,8 @@
 // `verify [run] [protocol]`: load, run under supervision, write evidence, report, exit by the verdict.
+import { existsSync, statSync } from 'node:fs'
 import { relative } from 'node:path'
 import { buildEvidenceFile } from '../evidence/record.js'
-import { redactDeep } from '../evidence/redact.js'
-import { signEvidence } from '../evidence/sign.js'
+import { sealEvidence } from '../evidence/sign.js'
 import { writeEvidenceFileSync } from '../evidence/store.js'
 import { changedFiles, workspaceFingerprint } from '../evidence/fingerprint.js'
 import { VerifyUsageError } from '../errors.js'
@@ -11,6 +11,7 @@ import { createReporters, useColor } from '../reporters/select.js'
 import { createChecklist, runVerification, selectChecks } from '../runner/schedule.js'
 import { partitionShards, parseShard } from '../runner/shard.js'
 import { killAllGroups } from '../runner/spawn.js'
+import { nameFiles } from '../verdict/check-evidence.js'
 import { summarize } from '../verdict/summary.js'
 import { canPrompt, promptApprovals } from './approve.js'
 import { duration, list, parse, positiveInt } from './args.js'
@@ -44,7 +45,7 @@ async function workspaceDrift(rootDir: string, before: WorkspaceInfo): Promise<s
   const after = await workspaceFingerprint(rootDir)
   if (after.fingerprint === before.fingerprint) return null
   const files = before.git && after.git ? await changedFiles(rootDir, before.git.tree, after.git.tree) : null
-  const named = files && files.length > 0 ? ` (${files.slice(0, 5).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''})` : ''
+  const named = files && files.length > 0 ? ` (${nameFiles(files)})` : ''
   return `The checks changed the workspace while they ran${named}. Evidence is bound to the code as it was when the run started, so it will read as stale: add generated files to .gitignore.`
 }
 
@@ -65,6 +66,10 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
   const io = maskedIO(rawIO, context.redact)
   const { protocol } = context.loaded
   const { evidencePath } = context
+  // Found out before anything runs, not when the evidence of a long run cannot be written.
+  if (existsSync(evidencePath) && !statSync(evidencePath).isFile()) {
+    throw new VerifyUsageError(`--evidence ${evidencePath} is not a file: name a file, e.g. .verify/evidence.json`)
+  }
   const ids = new Set(protocol.checks.map((c) => c.id))
   const only = list(values.only)
   const skip = list(values.skip)
@@ -72,7 +77,11 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
     if (!ids.has(id)) throw new VerifyUsageError(`No check "${id}" in protocol "${protocol.name}". Checks: ${[...ids].join(', ')}.`)
   }
   const color = useColor(io, values.color)
-  const reporter = combineReporters(await createReporters(values.reporter, io, color, context.loaded))
+  // How to run this protocol again, for reporters that suggest the next command.
+  const invocation = ['npx verify run', positionals[0], ...(['config', 'cwd', 'evidence'] as const).flatMap((flag) => (values[flag] ? [`--${flag}`, values[flag]] : []))]
+    .filter(Boolean)
+    .join(' ')
+  const reporter = combineReporters(await createReporters(values.reporter, io, color, context.loaded, { invocation }))
 
   const workspace = await workspaceFingerprint(protocol.rootDir)
   const shard = values.shard ? parseShard(values.shard) : undefined
@@ -90,9 +99,12 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
     if (interrupted) {
       // A second signal: stop waiting for graceful ends, record what is known and leave now.
       killAllGroups('SIGKILL')
+      // What had not settled was cancelled: a written file never holds `running` or `pending`.
+      for (const result of checklist.results) {
+        if (result.status === 'running' || result.status === 'pending') Object.assign(result, { status: 'cancelled', reason: `interrupted by ${interrupted}` })
+      }
       const summary = summarize(checklist.results, protocol.strictMode, { interrupted: true, logDir: shownLogDir })
-      const file = redactDeep(buildEvidenceFile(checklist, summary, interrupted), context.redact)
-      writeEvidenceFileSync(evidencePath, context.signingKey ? signEvidence(file, context.signingKey) : file)
+      writeEvidenceFileSync(evidencePath, sealEvidence(buildEvidenceFile(checklist, summary, interrupted), context.redact, context.signingKey))
       process.exit(exitCodeOfSignal(interrupted))
     }
     interrupted = signal
@@ -119,8 +131,15 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
       ...(shard && shardChecks ? { shard: { ...shard, checks: shardChecks } } : {}),
     })
     if (!interrupted && values.interactive !== false && canPrompt(rawIO)) {
-      if (await promptApprovals(context, checklist, workspace, io)) {
-        summary = summarize(checklist.results, protocol.strictMode, { logDir: shownLogDir })
+      try {
+        if (await promptApprovals(context, checklist, workspace, io)) {
+          summary = summarize(checklist.results, protocol.strictMode, { logDir: shownLogDir })
+        }
+      } catch (error) {
+        // Ctrl-C at a question is an interrupt like any other: the evidence is still written, exit 130.
+        if ((error as Error).name !== 'AbortError') throw error
+        interrupted = 'SIGINT'
+        summary = summarize(checklist.results, protocol.strictMode, { interrupted: true, logDir: shownLogDir })
       }
     }
     // Only checks that ran could have changed the workspace.
@@ -140,7 +159,8 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
       summary.warnings.unshift(
         `Shard ${shard.index}/${shard.total} ran ${shardChecks.size} of ${protocol.checks.length} checks: verdict ${own.verdict} for its share. \`verify merge\` the shards' evidence for the protocol's verdict.`,
       )
-      exitVerdict = own.verdict
+      // An empty share (more shards than groups of checks) has nothing to fail: its job passes.
+      exitVerdict = shardChecks.size === 0 ? 'approved' : own.verdict
     }
     const file = await saveEvidence(context, record)
     await reporter.onRunEnd({ checklist, summary, file, evidencePath, interrupted })

@@ -36,10 +36,15 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }
 
+function withoutName(protocol: ProtocolSchemaOutput): ProtocolSchemaOutput {
+  const { name: _, ...rest } = protocol
+  return rest as ProtocolSchemaOutput
+}
+
 /**
  * Validates each layer and merges them, lowest first. When every layer is a single protocol they merge into one
  * protocol (named by the last layer that names it). When any layer is a `defineConfig`, protocols merge by name and
- * a single-protocol layer stands for the protocol of its name (default "default").
+ * a single-protocol layer merges into "default" (its `name` is not used).
  */
 export function mergeLayers(layers: readonly LayerInput[]): MergedConfig {
   const problems: string[] = []
@@ -64,8 +69,11 @@ export function mergeLayers(layers: readonly LayerInput[]): MergedConfig {
     Object.assign(shared, withoutUndefined(layer.shared))
     for (const [name, protocol] of Object.entries(layer.protocols)) {
       if (single) singleName = protocol.name ?? singleName
-      const key = single ? '' : name
-      byName.set(key, [...(byName.get(key) ?? []), { label: layer.label, protocol }])
+      // Next to a defineConfig, a single protocol (a preset) fills `default` whatever its `name`: a preset named
+      // "acme" must not become a protocol that nothing runs while `default` misses its checks.
+      const key = single ? '' : layer.isMulti ? name : 'default'
+      const own = !single && !layer.isMulti ? withoutName(protocol) : protocol
+      byName.set(key, [...(byName.get(key) ?? []), { label: layer.label, protocol: own }])
     }
   }
   const invalid = new Set(parsed.flatMap((layer) => [...layer.invalid]))

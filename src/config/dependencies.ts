@@ -57,7 +57,8 @@ export function expandAllChecks(checks: ResolvedCheck[]): void {
   }
 }
 
-export function findCycle(checks: readonly ResolvedCheck[]): string[] | undefined {
+/** A cycle of `dependsOn` (ids, the first repeated at the end), if there is one. */
+export function findCycle(checks: readonly { id: string; dependsOn: readonly string[] }[]): string[] | undefined {
   const byId = new Map(checks.map((c) => [c.id, c]))
   const state = new Map<string, 'visiting' | 'done'>()
   const stack: string[] = []

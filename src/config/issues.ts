@@ -1,5 +1,6 @@
 // Turns zod issues into one line per problem, each with its path: `checks.test.timeout: expected a duration …`.
 import type { z } from 'zod'
+import { describeValue } from './messages.js'
 
 type Issue = z.core.$ZodIssue
 
@@ -11,13 +12,6 @@ export function formatPath(path: readonly PropertyKey[]): string {
     else out += `[${JSON.stringify(String(part))}]`
   }
   return out || '(root)'
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  if (value instanceof RegExp) return 'a RegExp'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`.slice(0, 60)
 }
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
@@ -35,7 +29,7 @@ function messageOf(issue: Issue, root: unknown, path: readonly PropertyKey[]): s
       return `unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((k) => `"${k}"`).join(', ')}`
     case 'invalid_type': {
       const got = valueAt(root, path)
-      return got === undefined ? `required (expected ${issue.expected})` : `expected ${issue.expected}, got ${describe(got)}`
+      return got === undefined ? `required (expected ${issue.expected})` : `expected ${issue.expected}, got ${describeValue(got)}`
     }
     default:
       return issue.message

@@ -5,6 +5,7 @@ import { dirname, relative } from 'node:path'
 import { VerifyConfigError } from '../errors.js'
 import type { LayerInput } from './compose.js'
 import type { PresetContext } from './define.js'
+import { describeValue, errorSummary } from './messages.js'
 import { isPathEntry, isRemoteEntry, resolvePackage, resolvePath, type Resolution } from './resolve-package.js'
 
 export interface Layer extends LayerInput {
@@ -52,19 +53,8 @@ function own(raw: unknown): unknown {
   return Object.fromEntries(Object.entries(raw).filter(([key]) => key !== 'extends' && key !== 'allowRemote' && !key.startsWith('$')))
 }
 
-function describe(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`.slice(0, 60)
-}
-
 function through(chain: readonly string[]): string {
   return `extended through: ${chain.join(' → ')}`
-}
-
-function message(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error)
-  return text.split('\n')[0] ?? text
 }
 
 /** The entries of a layer's `extends`, each a string or a preset value. */
@@ -72,11 +62,11 @@ function entriesOf(raw: unknown, node: Node): unknown[] {
   if (!isObject(raw) || raw.extends === undefined) return []
   const list = typeof raw.extends === 'string' ? [raw.extends] : raw.extends
   const problems: string[] = []
-  if (!Array.isArray(list)) problems.push(`extends: expected a path, a package name, a preset or a list of them, got ${describe(list)}`)
+  if (!Array.isArray(list)) problems.push(`extends: expected a path, a package name, a preset or a list of them, got ${describeValue(list)}`)
   else {
     list.forEach((entry, i) => {
       const ok = (typeof entry === 'string' && entry.length > 0) || typeof entry === 'function' || isObject(entry)
-      if (!ok) problems.push(`extends[${i}]: expected a path, a package name or a preset, got ${describe(entry)}`)
+      if (!ok) problems.push(`extends[${i}]: expected a path, a package name or a preset, got ${describeValue(entry)}`)
     })
   }
   if (problems.length > 0) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid \`extends\` in ${node.label}`, [...problems, through(node.chain)])
@@ -93,7 +83,7 @@ export async function collectLayers(rootRaw: unknown, options: CollectOptions): 
   const done = new Set<unknown>()
   const allowRemote = isObject(rootRaw) && rootRaw.allowRemote === true
   if (isObject(rootRaw) && rootRaw.allowRemote !== undefined && typeof rootRaw.allowRemote !== 'boolean') {
-    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${options.rootLabel}`, [`allowRemote: expected a boolean, got ${describe(rootRaw.allowRemote)}`])
+    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${options.rootLabel}`, [`allowRemote: expected a boolean, got ${describeValue(rootRaw.allowRemote)}`])
   }
   const label = (file: string) => relative(rootDir, file) || file
   // What c12 does for a file: `$<env>` and `$env.<env>` merged over the layer.
@@ -162,7 +152,7 @@ export async function collectLayers(rootRaw: unknown, options: CollectOptions): 
       } catch (error) {
         if (error instanceof VerifyConfigError) throw error
         const file = child.node.file ? ` (${child.node.file})` : ''
-        throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load ${child.node.label}${file}: ${message(error)}`, [through(child.node.chain)], { cause: error })
+        throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load ${child.node.label}${file}: ${errorSummary(error)}`, [through(child.node.chain)], { cause: error })
       }
       await visit(childRaw, child.node, [...stack, child.identity])
     }

@@ -1,6 +1,6 @@
 // Finds and loads the configuration with c12, follows its layers, then validates and resolves it. Every failure is a
 // VerifyConfigError.
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, relative, resolve } from 'node:path'
@@ -12,7 +12,11 @@ import type { PresetContext } from './define.js'
 import { collectLayers, type Layer } from './layers.js'
 import { mergeConfigObjects } from './merge.js'
 import { resolveMerged, type ProtocolOverrides } from './normalize.js'
-import { configInFolder } from './resolve-package.js'
+import { configInFolder, isFile, PACKAGE_JSON_KEY, projectRootOf, RC_FILE } from './files.js'
+import { errorSummary, EXPECTED_EXPORT } from './messages.js'
+
+/** Environment variables, as `process.env` holds them. */
+export type Environment = Readonly<Record<string, string | undefined>>
 
 export interface LoadOptions {
   /** Where to look for the config (default: the process's cwd). */
@@ -23,7 +27,7 @@ export interface LoadOptions {
   protocol?: string
   overrides?: ProtocolOverrides
   /** The environment: `VERIFY_ENV` / `CI` / `NODE_ENV` pick `$env` overrides; presets read it. Default process.env. */
-  env?: NodeJS.ProcessEnv
+  env?: Environment
 }
 
 /** A layer as `verify list` shows it. */
@@ -65,19 +69,14 @@ export interface LoadedConfig {
   origins: Record<string, string[]>
 }
 
-function message(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error)
-  return text.split('\n')[0] ?? text
-}
-
 /** The c12 environment name: `VERIFY_ENV`, else `ci` under CI, else `NODE_ENV`. */
-export function envName(env: NodeJS.ProcessEnv): string | false {
+export function envName(env: Environment): string | false {
   if (env.VERIFY_ENV) return env.VERIFY_ENV
   if (env.CI && env.CI !== 'false' && env.CI !== '0') return 'ci'
   return env.NODE_ENV || false
 }
 
-function c12Options(env: NodeJS.ProcessEnv, context: PresetContext): LoadConfigOptions<Record<string, unknown>> {
+function c12Options(env: Environment, context: PresetContext): LoadConfigOptions<Record<string, unknown>> {
   return {
     name: 'verify',
     globalRc: false,
@@ -99,12 +98,9 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
     throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `--cwd ${cwd} is not a folder`)
   }
-  let configFile: string | undefined
-  if (options.configFile) {
-    configFile = resolve(cwd, options.configFile)
-    if (!existsSync(configFile)) throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `No config file at ${configFile}`)
-  }
-  const baseDir = configFile ? dirname(configFile) : cwd
+  const configFile = options.configFile ? givenConfigFile(resolve(cwd, options.configFile)) : undefined
+  // c12 looks for .verifyrc and package.json in the project's folder, which is above `.config/`.
+  const baseDir = configFile ? projectRootOf(configFile) : cwd
   // Presets see the folder of the config: discovery finds it in `cwd` (c12 does not search upwards).
   const context: PresetContext = { rootDir: baseDir, ...(configFile ? { configFile } : {}), env }
   const { loadConfig } = await import('c12')
@@ -113,32 +109,34 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
     ...base,
     cwd: baseDir,
     ...(configFile ? { configFile } : {}),
-    rcFile: '.verifyrc',
-    packageJson: 'verify',
+    rcFile: RC_FILE,
+    packageJson: PACKAGE_JSON_KEY,
   }
   let loaded
   try {
     loaded = await loadConfig<Record<string, unknown>>(rootOptions)
   } catch (error) {
-    const where = configFile ?? cwd
-    throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load the config in ${where}: ${message(error)}`, [], { cause: error })
+    const file = configFile ?? configInFolder(baseDir)
+    const where = file ? `${relative(baseDir, file) || file} (${file})` : `the config in ${cwd}`
+    throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load ${where}: ${loadFailure(error)}`, [], { cause: error })
   }
+  checkRcFile(baseDir, loaded.layers ?? [])
   const file =
     configFile ??
-    [loaded.configFile].filter((f): f is string => typeof f === 'string' && existsSync(f) && statSync(f).isFile())[0] ??
+    [loaded.configFile].filter((f): f is string => typeof f === 'string' && isFile(f))[0] ??
     (loaded.layers ?? [])
       .filter((layer) => typeof layer.configFile === 'string' && layer.config && Object.keys(layer.config).length > 0)
       .map((layer) => resolve(baseDir, layer.configFile as string))
-      .find((f) => existsSync(f) && statSync(f).isFile())
+      .find(isFile)
   const rootRaw = loaded.config ?? {}
   if (!file && Object.keys(rootRaw).length === 0) {
     throw new VerifyConfigError(
       'E_CONFIG_NOT_FOUND',
-      `No verify config in ${cwd} (looked for verify.config.ts and the other verify.config.* files, .verifyrc, and "verify" in package.json). Run \`npx verify init\` to write one.`,
+      `No verify config in ${cwd} (looked for verify.config.ts and the other verify.config.* files, .config/verify.*, .verifyrc, and "verify" in package.json). Run \`npx verify init\` to write one.`,
     )
   }
   const rootFile = file ?? configInFolder(baseDir) ?? resolve(baseDir, 'package.json')
-  const rootDir = dirname(rootFile)
+  const rootDir = projectRootOf(rootFile)
   context.rootDir = rootDir
   context.configFile = rootFile
   const rootLabel = relative(rootDir, rootFile) || basename(rootFile)
@@ -153,7 +151,15 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
     merge: mergeConfigObjects,
     loaders: {
       file: async (path) => {
-        const layer = await loadConfig<Record<string, unknown>>({ ...shared, cwd: dirname(path), configFile: basename(path), rcFile: false, packageJson: false })
+        let layer
+        try {
+          layer = await loadConfig<Record<string, unknown>>({ ...shared, cwd: dirname(path), configFile: basename(path), rcFile: false, packageJson: false })
+        } catch (error) {
+          throw new Error(loadFailure(error), { cause: error })
+        }
+        // c12 turns a module without a default export (or `export default undefined`) into `{}`: a preset that
+        // silently brings nothing.
+        if (Object.keys(layer.config ?? {}).length === 0) throw new Error(`it exports no config (no default export, or an empty one): ${EXPECTED_EXPORT}`)
         return layer.config
       },
       remote: (source) => loadRemote(source, base),
@@ -169,6 +175,41 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
     source,
     raw,
   }
+}
+
+/** `--config` as given: a file. A folder is a mistake worth a sentence, not c12's "Cannot find module". */
+function givenConfigFile(path: string): string {
+  if (!existsSync(path)) throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `No config file at ${path}`)
+  if (!statSync(path).isDirectory()) return path
+  const inside = configInFolder(path)
+  throw new VerifyConfigError(
+    'E_CONFIG_NOT_FOUND',
+    `The config file ${path} is a folder: ${inside ? `give the file (--config ${inside}), or` : 'it holds no verify.config.* file; give a file, or'} use --cwd ${path} to find the config in it`,
+  )
+}
+
+/**
+ * Why a config file failed to load, in one line (and its location). For `export default null`, jiti's default-export
+ * interop throws a TypeError reading `then` from its own code: say what the module exports instead.
+ */
+function loadFailure(error: unknown): string {
+  const firstFrame = error instanceof Error ? /\n\s+at (.*)/.exec(error.stack ?? '')?.[1] : undefined
+  if (error instanceof Error && error.name === 'TypeError' && error.message.includes("reading 'then'") && firstFrame?.includes('jiti')) {
+    return `its default export is null: ${EXPECTED_EXPORT}`
+  }
+  return errorSummary(error)
+}
+
+/** A .verifyrc with text but no setting was not written as rc9 `key=value` lines (likely JSON): say so, not ignore it. */
+function checkRcFile(dir: string, layers: readonly { configFile?: string; config?: unknown }[]): void {
+  const path = join(dir, RC_FILE)
+  if (!isFile(path) || readFileSync(path, 'utf8').trim() === '') return
+  const config = layers.find((layer) => layer.configFile === RC_FILE)?.config
+  if (config && typeof config === 'object' && Object.keys(config).length > 0) return
+  throw new VerifyConfigError(
+    'E_CONFIG_INVALID',
+    `${path} holds no setting: .verifyrc is read as rc lines \`key=value\` with dotted keys (\`checks.build=npm run build\`, \`timeout=5m\`), not JSON. Write JSON in verify.config.json instead.`,
+  )
 }
 
 /** Downloads a remote layer with c12 and giget (one hop: its own `extends` are followed by collectLayers). */

@@ -5,11 +5,11 @@ import { VerifyConfigError } from '../errors.js'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { mergeLayers, type LayerInput, type MergedConfig } from './compose.js'
 import { DEFAULT_EVIDENCE_TYPE, DEFAULT_EVIDENCE_TYPES, type CheckEntry } from './define.js'
-import { expandAllChecks, findCycle, dependencyProblems } from './dependencies.js'
+import { expandAllChecks } from './dependencies.js'
 import { formatIssues } from './issues.js'
-import { mergeCheckLayers } from './merge.js'
 import type { Protocols } from './parse.js'
-import { CHECK_ID_PATTERN, checkSchema, type CheckSchemaOutput, type ProtocolSchemaOutput } from './schema.js'
+import { chainEntries, dependsOnProblems, inheritanceChain, inheritanceProblems, otherProtocolProblems, removedByOf } from './protocols.js'
+import { checkSchema, type CheckSchemaOutput, type ProtocolSchemaOutput } from './schema.js'
 
 export { parseConfig } from './parse.js'
 
@@ -59,29 +59,6 @@ function pickName(protocols: Protocols, requested: string | undefined, source: s
   }
   if (requested !== undefined && requested in protocols) return requested
   throw new VerifyConfigError('E_PROTOCOL_NOT_FOUND', `No protocol "${requested}" in ${source}`, [`protocols: ${names.join(', ')}`])
-}
-
-/** Follows `extends` between protocols of one config, base first. */
-function inheritanceChain(protocols: Protocols, name: string): string[] {
-  const chain: string[] = []
-  let current: string | undefined = name
-  while (current !== undefined) {
-    if (chain.includes(current)) {
-      throw new VerifyConfigError('E_CONFIG_INVALID', 'Protocol inheritance has a cycle', [
-        `protocols.${name}.extends: ${[...chain, current].join(' → ')}`,
-      ])
-    }
-    const protocol: ProtocolSchemaOutput | undefined = protocols[current]
-    if (!protocol) {
-      const child = chain.at(-1) as string
-      throw new VerifyConfigError('E_CONFIG_INVALID', 'A protocol extends one that does not exist', [
-        `protocols.${child}.extends: no protocol "${current}" (protocols: ${Object.keys(protocols).join(', ')})`,
-      ])
-    }
-    chain.push(current)
-    current = protocol.extends
-  }
-  return chain.toReversed()
 }
 
 function resolveCheck(id: string, entry: Exclude<CheckEntry, false>, protocol: ProtocolOptionsResolved, rootDir: string): ResolvedCheck {
@@ -140,7 +117,10 @@ export function resolveMerged(merged: MergedConfig, options: ResolveOptions): Re
   const { protocols, shared } = merged
   const problems = [...merged.problems]
   const name = pickName(protocols, options.protocol, source)
+  // Every protocol's inheritance is checked, not only the one being resolved.
+  problems.push(...inheritanceProblems(protocols))
   const chainNames = inheritanceChain(protocols, name)
+  if (!chainNames) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [...problems, ...otherProtocolProblems(merged, name, source, [])])
   const chain = chainNames.map((n) => protocols[n] as ProtocolSchemaOutput)
   const pick = <K extends keyof ProtocolSchemaOutput>(key: K): ProtocolSchemaOutput[K] | undefined => {
     for (let i = chain.length - 1; i >= 0; i--) {
@@ -151,12 +131,11 @@ export function resolveMerged(merged: MergedConfig, options: ResolveOptions): Re
   }
   const o = options.overrides ?? {}
   const timeoutMs = pick('timeout') ?? DEFAULTS.timeoutMs
-  const entries = mergeCheckLayers(chain.map((p) => p.checks as Record<string, CheckEntry>))
+  const entries = chainEntries(merged, chainNames)
   const origins = chainOrigins(merged, chainNames)
   const checks: ResolvedCheck[] = []
   for (const [id, entry] of Object.entries(entries)) {
     if (entry === false) continue
-    if (!CHECK_ID_PATTERN.test(id)) problems.push(`checks["${id}"]: a check id is kebab-case or snake_case (e.g. "unit-tests")`)
     // A merged entry is validated again: layers may combine into something invalid.
     const parsed = typeof entry === 'string' ? undefined : checkSchema.safeParse(entry)
     if (parsed && !parsed.success) {
@@ -169,18 +148,9 @@ export function resolveMerged(merged: MergedConfig, options: ResolveOptions): Re
     checks.push(resolveCheck(id, parsed ? (parsed.data as Exclude<CheckEntry, false>) : entry, { timeoutMs, timeoutFromCli: o.timeoutMs }, options.rootDir))
   }
   if (Object.values(entries).every((entry) => entry === false)) problems.push('checks: a protocol needs at least one check')
-  // Which layer removed a check, so a dependency on it can say so.
-  const removedBy: Record<string, string> = {}
-  for (const n of chainNames) {
-    for (const [id, entry] of Object.entries(protocols[n]?.checks ?? {})) {
-      if (entry !== false) delete removedBy[id]
-      else removedBy[id] = `${merged.removedBy[n]?.[id] ?? source}${chainNames.length > 1 ? `, protocol "${n}"` : ''}`
-    }
-  }
-  problems.push(...dependencyProblems(entries, removedBy))
+  const own = dependsOnProblems(entries, removedByOf(merged, chainNames, source))
+  problems.push(...own, ...otherProtocolProblems(merged, name, source, own))
   expandAllChecks(checks)
-  const cycle = findCycle(checks)
-  if (cycle) problems.push(`checks.${cycle[0]}.dependsOn: a cycle ${cycle.join(' → ')}`)
   if (problems.length > 0) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
 
   const protocol: ResolvedProtocol = {

@@ -2,7 +2,8 @@
 import type { z } from 'zod'
 import { VerifyConfigError } from '../errors.js'
 import { formatIssues, formatPath } from './issues.js'
-import { checkFieldsSchema, configShallowSchema, protocolShallowSchema, type ProtocolSchemaOutput } from './schema.js'
+import { describeValue, EXPECTED_EXPORT } from './messages.js'
+import { CHECK_ID_PATTERN, checkFieldsSchema, configShallowSchema, protocolShallowSchema, type ProtocolSchemaOutput } from './schema.js'
 
 export type Protocols = Record<string, ProtocolSchemaOutput>
 
@@ -58,9 +59,12 @@ function structuredCloneShallowPaths(value: unknown, issues: readonly z.core.$Zo
 /** Validates a raw config: options first (pruning what is invalid to find every problem), then each check's fields. */
 export function collectConfig(raw: unknown, source: string): ParsedConfig {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [
-      '(root): expected `export default defineProtocol({ checks: { … } })` or `defineConfig({ protocols: { … } })`',
-    ])
+    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [`(root): ${EXPECTED_EXPORT}, got ${describeValue(raw)}`])
+  }
+  // A module whose default export is undefined arrives as its namespace: `{ default: undefined }`.
+  if ('default' in raw && !('checks' in raw) && !('protocols' in raw)) {
+    const value = (raw as { default: unknown }).default
+    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [`(root): the default export is ${value === undefined ? 'undefined' : describeValue(value)}: ${EXPECTED_EXPORT}`])
   }
   const isMulti = 'protocols' in raw
   const schema = isMulti ? configShallowSchema : protocolShallowSchema
@@ -107,7 +111,10 @@ export function collectConfig(raw: unknown, source: string): ParsedConfig {
     for (const [id, entry] of Object.entries(protocol.checks)) {
       // An undefined entry is no entry: spreading a preset's optional checks must not fail.
       if (entry === undefined) delete protocol.checks[id]
-      if (entry === undefined || entry === false || (typeof entry === 'string' && entry.length > 0)) continue
+      if (entry === undefined || entry === false) continue
+      // Judged in the layer that declares the id, so the message names that layer.
+      if (!CHECK_ID_PATTERN.test(id)) problems.push(`${formatPath(prefix)}[${JSON.stringify(id)}]: a check id is kebab-case or snake_case (e.g. "unit-tests")`)
+      if (typeof entry === 'string' && entry.length > 0) continue
       const result = entry !== null && typeof entry === 'object' ? checkFieldsSchema.safeParse(entry) : undefined
       if (result?.success) {
         protocol.checks[id] = result.data

@@ -1,27 +1,16 @@
 // Finds the file an `extends` entry names: a path relative to the file that declares it, or an npm package resolved
 // from that file's folder the way Node resolves an import (node_modules upwards, self-reference, "exports").
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-
-export const CONFIG_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json'] as const
-const CONFIG_FILES = CONFIG_EXTENSIONS.map((ext) => `verify.config${ext}`)
+import { CONFIG_EXTENSIONS, configInFolder, isFile } from './files.js'
 
 const ESM_CONDITIONS = ['node', 'import', 'module-sync', 'default']
 const CJS_CONDITIONS = ['node', 'require', 'default']
 
 export type Resolution = { file: string } | { error: string }
 
-function isFile(path: string): boolean {
-  return existsSync(path) && statSync(path).isFile()
-}
-
 function isDirectory(path: string): boolean {
   return existsSync(path) && statSync(path).isDirectory()
-}
-
-/** A folder's config: its verify.config.* file. */
-export function configInFolder(dir: string): string | undefined {
-  return CONFIG_FILES.map((name) => join(dir, name)).find(isFile)
 }
 
 /** A path as given, with a config extension added, or a folder's verify.config.* / index file. */
@@ -117,8 +106,17 @@ function inPackage(dir: string, pkg: PackageJson, name: string, subpath: string)
   return file ? { file } : { error: `the package "${name}" (${dir}) has no "${subpath}" (no exports, main, verify.config.* or index file)` }
 }
 
-/** Resolves a package specifier (`@acme/verify-preset`, `verify-protocol/presets/node`) from a folder. */
+/**
+ * Resolves a package specifier (`@acme/verify-preset`, `verify-protocol/presets/node`) from a folder. The file is the
+ * real path, as Node resolves it: under pnpm `node_modules/@acme/preset` is a link into `.pnpm/…`, and the preset's
+ * own dependencies are found only from there.
+ */
 export function resolvePackage(specifier: string, fromDir: string): Resolution {
+  const found = findInPackages(specifier, fromDir)
+  return 'file' in found ? { file: realpathSync(found.file) } : found
+}
+
+function findInPackages(specifier: string, fromDir: string): Resolution {
   const parts = specifier.split('/')
   const nameLength = specifier.startsWith('@') ? 2 : 1
   const name = parts.slice(0, nameLength).join('/')

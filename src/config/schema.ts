@@ -111,40 +111,26 @@ const protocolOptionShape = {
   reporters: z.array(reporterEntrySchema).optional(),
 }
 
+/** A protocol's options without its checks and `extends`: what a layer or `$env` block may set too. */
+export const protocolOptionsSchema = z.strictObject(protocolOptionShape)
+
+/** Checks by id. */
+export const checksSchema = z.record(z.string(), checkEntrySchema)
+
 export const protocolSchema = z.strictObject({
   ...protocolOptionShape,
   /** Inside `defineConfig`: the name of another protocol this one builds on. */
   extends: z.string().min(1).optional(),
-  checks: z.record(z.string(), checkEntrySchema),
+  checks: checksSchema,
 })
-
-/** Options shared by every protocol of a `defineConfig`. */
-export const sharedOptionsSchema = z.strictObject(protocolOptionShape)
 
 export const configSchema = z.strictObject({
   ...protocolOptionShape,
   protocols: z.record(z.string(), protocolSchema),
 })
 
-/** What a config file adds around its protocol(s): the layers it extends and whether they may be remote. */
-const layerShape = {
-  /** Paths (relative to this file), npm packages (presets), remote sources when allowed; lowest layer first. */
-  extends: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
-  /** Lets `extends` download remote sources (`gh:`, `https:`…). Only the project's own config may set it. */
-  allowRemote: z.boolean().optional(),
-  /** c12's environment-specific overrides, by environment name. */
-  $env: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  $schema: z.string().optional(),
-}
-
-/** A config file as written (for `verify schema config`): one protocol, or several with `protocols`. */
-export const configFileSchema = z.union([
-  protocolSchema
-    .omit({ extends: true })
-    .extend({ ...layerShape, checks: protocolSchema.shape.checks.optional() })
-    .meta({ title: 'One protocol (defineProtocol)' }),
-  configSchema.extend(layerShape).meta({ title: 'Several protocols (defineConfig)' }),
-])
+/** `extends` of a config file: paths (relative to the file), npm packages (presets), remote sources when allowed. */
+export const layerListSchema = z.union([z.string().min(1), z.array(z.string().min(1))])
 
 // The same shapes with checks left unparsed: options are validated first, each check on its own after, so one
 // bad check does not hide the others' problems.

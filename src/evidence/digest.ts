@@ -2,6 +2,7 @@
 import { relative } from 'node:path'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { canonicalJson, sha256 } from './canonical.js'
+import { isSecretName } from './redact.js'
 
 /** What a check proves: its type, what it runs and how its result is judged. Names and timeouts are left out. */
 export function checkDigest(check: ResolvedCheck, rootDir: string): string {
@@ -13,7 +14,8 @@ export function checkDigest(check: ResolvedCheck, rootDir: string): string {
       run: check.run,
       manual: check.manual,
       cwd: relative(rootDir, check.cwd) || '.',
-      env: check.env,
+      // Secret values rotate (CI tokens differ per job): only their names are part of the definition.
+      env: Object.fromEntries(Object.entries(check.env).map(([name, value]) => [name, isSecretName(name) ? '(secret)' : value])),
       inputs: check.inputs,
       tests: check.tests,
       expect: check.expect,

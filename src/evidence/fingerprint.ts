@@ -125,7 +125,8 @@ async function workingTree(repo: Repo): Promise<string> {
   try {
     await copyIndex(repo.index, env.GIT_INDEX_FILE)
     try {
-      await git(repo.top, ['add', '-A'], { env })
+      // verify's own output (.verify/: evidence, logs, approvals) is never part of the code it verifies.
+      await git(repo.top, ['add', '-A', '--', '.', ':(exclude,glob)**/.verify/**'], { env })
     } catch (error) {
       throw new Error(
         `Cannot fingerprint the workspace: \`git add -A\` into a temporary index failed in ${repo.top}: ${gitMessage(error)}`,

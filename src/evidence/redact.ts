@@ -3,13 +3,18 @@
 
 export const MASK = '***'
 
-/** Names whose values are treated as secrets. */
-const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH|COOKIE|SESSION|DSN|API_?KEY|_KEY$|^KEY$/i
+/**
+ * Names whose values are treated as secrets: a secret word as a whole segment of the name (GITHUB_TOKEN, DB_PASSWORD,
+ * SENTRY_DSN, AUTH_HEADER, ACCESSTOKEN, API_KEY, AWS_SECRET_ACCESS_KEY). Whole segments, so GIT_AUTHOR_NAME is not one.
+ */
+const SECRET_SEGMENT = /(?:^|_)(?:[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|CREDENTIALS?|PRIVATE|AUTH|COOKIES?|SESSION|DSN)|CREDS|APIKEY|KEY)(?:_|$)/i
+/** Well-known variables whose names look secret but whose values are not. */
+const NOT_SECRET = new Set(['SSH_AUTH_SOCK', 'DESKTOP_SESSION', 'XDG_SESSION_ID', 'XDG_SESSION_TYPE', 'XDG_SESSION_CLASS', 'XDG_SESSION_DESKTOP', 'SESSION_MANAGER', 'GDMSESSION'])
 /** Shorter values are too likely to occur by chance (and to mask innocent text) to be masked. */
 const MIN_SECRET_LENGTH = 6
 
 export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name)
+  return !NOT_SECRET.has(name.toUpperCase()) && SECRET_SEGMENT.test(name)
 }
 
 function escapeRegExp(text: string): string {

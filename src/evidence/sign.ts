@@ -2,6 +2,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { EvidenceFile } from '../types.js'
 import { canonicalJson } from './canonical.js'
+import { redactDeep, type Redactor } from './redact.js'
 
 export const SIGNING_KEY_ENV = 'VERIFY_SIGNING_KEY'
 
@@ -29,4 +30,10 @@ export function verifySignature(file: EvidenceFile, key: string | undefined): Si
     return { valid: false, reason: 'the signature does not match: the evidence was altered or signed with another key' }
   }
   return { valid: true }
+}
+
+/** The file as it may be written: secrets masked everywhere, then signed when a key is set (so masking is signed too). */
+export function sealEvidence(file: EvidenceFile, redact: Redactor, key: string | undefined): EvidenceFile {
+  const masked = redactDeep(file, redact)
+  return key ? signEvidence(masked, key) : masked
 }

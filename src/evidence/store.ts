@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { mkdir, open, rename, rm } from 'node:fs/promises'
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises'
 import * as path from 'node:path'
 import type { EvidenceFile } from '../types.js'
+import { evidenceFileSchema } from './schema.js'
 
 /** Evidence files larger than this are refused rather than parsed. */
 export const MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
@@ -64,6 +65,10 @@ export async function readEvidenceFile(target: string): Promise<ReadEvidenceResu
   const again = 'run `npx verify` to record it again'
   let text: string
   try {
+    // Looked at before it is opened: opening a FIFO would block forever, and a device could be endless.
+    const kind = await stat(target)
+    if (kind.isDirectory()) return fail(`evidence path ${shown} is a folder, not a file: remove it and ${again}`)
+    if (!kind.isFile()) return fail(`evidence path ${shown} is not a regular file: remove it and ${again}`)
     const handle = await open(target, 'r')
     try {
       const { size } = await handle.stat()
@@ -92,10 +97,16 @@ export async function readEvidenceFile(target: string): Promise<ReadEvidenceResu
   }
   const problem = shapeProblem(data)
   if (problem) return fail(`evidence at ${shown} ${problem}: ${again}`)
+  const parsed = evidenceFileSchema.safeParse(data)
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues
+    const where = issue ? issue.path.join('.') || '(root)' : '(root)'
+    return fail(`evidence at ${shown} is not a valid evidence file (${where}: ${issue?.message ?? 'invalid'}): ${again}`)
+  }
   return { ok: true, file: data as EvidenceFile }
 }
 
-// A shallow check; the full zod schema validates the rest.
+// The first, friendliest checks; the zod schema of the evidence file validates the rest.
 function shapeProblem(data: unknown): string | null {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return 'is not a JSON object'
   const record = data as Record<string, unknown>

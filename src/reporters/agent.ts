@@ -3,10 +3,12 @@
 import { dirname, join, relative } from 'node:path'
 import { formatDuration } from '../duration.js'
 import type { CheckResult } from '../types.js'
-import { cutLine, excerpt, FAILING, howItEnded } from './excerpt.js'
+import { cutLine, excerpt, howItEnded } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
 import { writeReport } from './output.js'
+import { guardText } from './safe-text.js'
 import { ownShare, scopeLabel } from './scope.js'
+import { FAILING, statusGlyph, statusText } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
 
 /** Failing checks shown with their output; the rest get one line each. */
@@ -17,10 +19,8 @@ const LINE_WIDTH = 300
 
 const checks = (n: number) => `${n} check${n === 1 ? '' : 's'}`
 
-const ICON: Partial<Record<CheckResult['status'], string>> = { failed: '✗', timed_out: '⏱', error: '✗', pending_manual: '?', stale: '?' }
-
 function detail(result: CheckResult, logFile: string): string[] {
-  const lines = [`${ICON[result.status] ?? '·'} ${result.id}${result.name === result.id ? '' : ` (${result.name})`} — ${result.status.replace('_', ' ')}: ${howItEnded(result)}`]
+  const lines = [`${statusGlyph(result.status)} ${result.id}${result.name === result.id ? '' : ` (${result.name})`} — ${statusText(result.status)}: ${howItEnded(result)}`]
   const e = result.evidence
   if (e) {
     lines.push(`  $ ${cutLine(e.command ?? '(function check)', LINE_WIDTH)}`)
@@ -36,8 +36,27 @@ function detail(result: CheckResult, logFile: string): string[] {
   return lines
 }
 
+/**
+ * `verify approve <id>` for the same protocol, config, folder and evidence as `run` (`… run deploy --config x` gives
+ * `… approve <id> --by <name> --protocol deploy --config x`).
+ */
+function approveCommand(run: string, id: string): string {
+  const parts = /^(.*?\bverify) run(?: ([^\s-]\S*))?(.*)$/.exec(run)
+  if (!parts) return `npx verify approve ${id} --by <name>`
+  const [, bin, protocol, flags] = parts
+  return `${bin} approve ${id} --by <name>${protocol ? ` --protocol ${protocol}` : ''}${flags}`
+}
+
+export interface AgentDigestOptions {
+  /** The folder paths are shown relative to. */
+  cwd: string
+  /** The command that ran the protocol (see ReporterOptions.invocation). */
+  invocation?: string
+}
+
 /** The digest of a finished run, as text. */
-export function renderAgentDigest(run: RunOutcome, cwd: string): string {
+export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions): string {
+  const { cwd } = options
   const outcome = ownShare(run)
   const { checklist, summary } = outcome
   const strict = checklist.protocol.strictMode
@@ -57,23 +76,24 @@ export function renderAgentDigest(run: RunOutcome, cwd: string): string {
   const oneLiners = [...failing.slice(DETAILED), ...others]
   if (oneLiners.length) out.push('')
   for (const result of oneLiners.slice(0, ONE_LINERS)) {
-    out.push(cutLine(`${ICON[result.status] ?? '↓'} ${result.id} — ${result.status.replace('_', ' ')}${result.reason ? `: ${result.reason.split('\n')[0]}` : ''}`, LINE_WIDTH))
+    out.push(cutLine(`${statusGlyph(result.status)} ${result.id} — ${statusText(result.status)}${result.reason ? `: ${result.reason.split('\n')[0]}` : ''}`, LINE_WIDTH))
   }
   if (oneLiners.length > ONE_LINERS) out.push(`… and ${oneLiners.length - ONE_LINERS} more`)
   const optional = checklist.results.filter((r) => !r.required && !strict && FAILING.has(r.status))
-  if (optional.length) out.push('', `Warnings (optional checks, not blocking): ${optional.map((r) => `${r.id} ${r.status.replace('_', ' ')}`).join(', ')}`)
+  if (optional.length) out.push('', `Warnings (optional checks, not blocking): ${optional.map((r) => `${r.id} ${statusText(r.status)}`).join(', ')}`)
 
   const next: string[] = []
-  const protocol = checklist.protocol.name === 'default' ? '' : ` ${checklist.protocol.name}`
-  const rerun = blocking.filter((r) => r.status !== 'pending_manual').map((r) => r.id)
-  if (rerun.length) next.push(`fix the failures above, then: npx verify run${protocol} --only ${rerun.join(',')}`)
+  const again = options.invocation ?? `npx verify run${checklist.protocol.name === 'default' ? '' : ` ${checklist.protocol.name}`}`
+  // --reuse runs exactly the checks without valid evidence and keeps the rest: the failures, what they held back.
+  if (blocking.some((r) => r.status !== 'pending_manual')) next.push(`fix the failures above, then: ${again} --reuse`)
   for (const result of blocking.filter((r) => r.status === 'pending_manual').slice(0, 5)) {
-    next.push(`ask a person to approve: npx verify approve ${result.id} --by <name>`)
+    next.push(`ask a person to approve: ${approveCommand(again, result.id)}`)
   }
-  if (next.length === 0 && summary.verdict !== 'approved') next.push(`npx verify run${protocol}`)
+  if (next.length === 0 && summary.verdict !== 'approved') next.push(again)
   if (next.length) out.push('', 'Next:', ...next.map((line) => `  ${line}`))
   out.push(`Evidence: ${rel(outcome.evidencePath)}`)
-  return `${out.join('\n')}\n`
+  // Printed on stdout, maybe in a CI log: no line of a check's output may read as a workflow command there.
+  return `${guardText(out.join('\n'))}\n`
 }
 
 export function createAgentReporter(options: ReporterOptions): Reporter {
@@ -82,7 +102,7 @@ export function createAgentReporter(options: ReporterOptions): Reporter {
       if (!options.file) options.write(`verify: running protocol ${checklist.protocol.name} (${checks(checklist.results.length)})…\n`)
     },
     onRunEnd(outcome) {
-      writeReport(options, renderAgentDigest(outcome, options.cwd))
+      writeReport(options, renderAgentDigest(outcome, { cwd: options.cwd, ...(options.invocation ? { invocation: options.invocation } : {}) }))
     },
   }
 }

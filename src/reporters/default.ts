@@ -2,42 +2,19 @@
 import { relative } from 'node:path'
 import pc from 'picocolors'
 import { formatDuration } from '../duration.js'
-import { tailLines } from '../runner/capture.js'
-import type { CheckResult, CheckStatus, Checklist, ResolvedCheck } from '../types.js'
+import type { CheckResult, Checklist, ResolvedCheck } from '../types.js'
+import { outputTail } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
+import { firstLine, guardCommand, guardText } from './safe-text.js'
+import { FAILING, statusIcon, statusText, verdictLine } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
+import { fitWidth } from './width.js'
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 const TAIL_LINES = 15
-
-export function statusIcon(status: CheckStatus, colors: ReturnType<typeof pc.createColors>): string {
-  switch (status) {
-    case 'passed':
-      return colors.green('✓')
-    case 'failed':
-    case 'error':
-      return colors.red('✗')
-    case 'timed_out':
-      return colors.red('⏱')
-    case 'pending_manual':
-    case 'stale':
-      return colors.yellow('?')
-    case 'skipped':
-    case 'cancelled':
-      return colors.dim('↓')
-    default:
-      return colors.dim('·')
-  }
-}
-
-export function statusLabel(result: CheckResult): string {
-  return result.status.replace('_', ' ')
-}
-
-export function verdictLine(verdict: string, colors: ReturnType<typeof pc.createColors>): string {
-  const text = verdict.toUpperCase()
-  return verdict === 'approved' ? colors.bold(colors.green(text)) : verdict === 'rejected' ? colors.bold(colors.red(text)) : colors.bold(colors.yellow(text))
-}
+// Without a known terminal width, a live row is cut to this; a line-mode row, to LINE_MODE_WIDTH.
+const DEFAULT_COLUMNS = 80
+const LINE_MODE_WIDTH = 400
 
 /** Renders the end-of-run summary: failing tails, counts, verdict, issues, next steps and where the evidence is. */
 export function renderSummary(outcome: RunOutcome, options: ReporterOptions, checks: readonly ResolvedCheck[]): string {
@@ -46,9 +23,10 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
   const lines: string[] = ['']
   for (const result of checklist.results) {
     const check = checks.find((k) => k.id === result.id)
-    if (!['failed', 'timed_out', 'error'].includes(result.status) || !result.evidence) continue
-    const tail = tailLines(result.evidence.output.text, TAIL_LINES).filter((l) => l.trim() !== '')
-    lines.push(c.red(c.bold(`✗ ${result.name}`)) + c.dim(` — ${result.reason ?? statusLabel(result)}`))
+    if (!FAILING.has(result.status) || !result.evidence) continue
+    // The output is the check's, not verify's: shown as a terminal would, and never as a workflow command.
+    const tail = outputTail(result, TAIL_LINES).filter((l) => l.trim() !== '')
+    lines.push(c.red(c.bold(`✗ ${result.name}`)) + c.dim(` — ${result.reason ? firstLine(result.reason) : statusText(result.status)}`))
     if (check?.command !== undefined) lines.push(c.dim(`  $ ${result.evidence.command}`))
     for (const line of tail) lines.push(c.dim('  │ ') + line)
     if (tail.length === 0) lines.push(c.dim('  │ (no output)'))
@@ -68,13 +46,16 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
   for (const warning of summary.warnings) lines.push(`   ${c.yellow('•')} ${warning}`)
   for (const recommendation of summary.recommendations) lines.push(`   ${c.cyan('→')} ${recommendation}`)
   lines.push(`${c.dim(' Evidence')} ${relative(options.cwd, outcome.evidencePath) || outcome.evidencePath}`)
-  return `${lines.join('\n')}\n`
+  return `${guardText(lines.join('\n'))}\n`
 }
 
 export function createDefaultReporter(options: ReporterOptions): Reporter {
   const c = pc.createColors(options.color)
   // Cursor movement only where a person watches a capable terminal: never in CI, a pipe, a file or a dumb terminal.
   const live = options.isTTY && !options.ci && options.env.TERM !== 'dumb'
+  // A redraw moves up one line per row: a row wider than the terminal wraps and would take more. One column spare
+  // for terminals that wrap a line exactly as wide as they are.
+  const rowWidth = live ? Math.max(1, (options.columns ?? DEFAULT_COLUMNS) - 1) : LINE_MODE_WIDTH
   let checks: readonly ResolvedCheck[] = []
   let results: readonly CheckResult[] = []
   const started = new Map<string, number>()
@@ -83,6 +64,7 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
   let frame = 0
   let drawn = 0
   let done = 0
+  let finished = false
   const width = 4
 
   const row = (result: CheckResult, pad: number): string => {
@@ -91,21 +73,32 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
     const ms = result.evidence && ended.has(result.id) ? result.evidence.durationMs : t0 === undefined ? undefined : (ended.get(result.id) ?? performance.now()) - t0
     const elapsed = ms === undefined ? '' : formatDuration(ms)
     const icon = result.status === 'running' ? c.cyan(SPINNER[frame % SPINNER.length] as string) : statusIcon(result.status, c)
-    const label = result.status === 'running' || result.status === 'pending' ? '' : statusLabel(result)
-    const note = result.status === 'passed' || !result.reason ? '' : c.dim(` (${result.reason.split('\n')[0]})`)
-    return ` ${icon} ${result.id.padEnd(pad)} ${c.dim(elapsed.padStart(7))} ${label}${note}`.slice(0, 400)
+    const label = result.status === 'running' || result.status === 'pending' ? '' : statusText(result.status)
+    const note = result.status === 'passed' || !result.reason ? '' : c.dim(` (${firstLine(result.reason)})`)
+    return fitWidth(guardCommand(` ${icon} ${result.id.padEnd(pad)} ${c.dim(elapsed.padStart(7))} ${label}${note}`), rowWidth)
   }
   const draw = () => {
     const pad = Math.max(width, ...results.map((r) => r.id.length))
     const rows = options.rows ?? 40
     let visible = [...results]
     // Too many rows for the screen: keep what is running or failed, and say how many are hidden.
-    if (visible.length > rows - 4) visible = visible.filter((r) => r.status === 'running' || ['failed', 'timed_out', 'error'].includes(r.status))
+    if (visible.length > rows - 4) visible = visible.filter((r) => r.status === 'running' || FAILING.has(r.status))
     const lines = visible.map((r) => row(r, pad))
-    lines.push(c.dim(` ${done}/${results.length} done${visible.length < results.length ? ` · ${results.length - visible.length} not shown` : ''}`))
+    lines.push(fitWidth(c.dim(` ${done}/${results.length} done${visible.length < results.length ? ` · ${results.length - visible.length} not shown` : ''}`), rowWidth))
     const clear = drawn > 0 ? `\x1b[${drawn}A\x1b[0J` : ''
     options.write(`${clear}${lines.join('\n')}\n`)
     drawn = lines.length
+  }
+  // The last frame, once: after the checks `verify run` may ask a person to approve manual checks, and a redraw
+  // would erase the question.
+  const finish = () => {
+    if (finished) return
+    finished = true
+    if (timer) clearInterval(timer)
+    if (live) {
+      draw()
+      options.write('\x1b[?25h')
+    }
   }
 
   return {
@@ -130,16 +123,12 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
     onCheckEnd(check, result) {
       ended.set(check.id, performance.now())
       done++
-      if (live) return draw()
+      if (live) return done >= results.length ? finish() : draw()
       const pad = Math.max(...results.map((r) => r.id.length))
       options.write(`${row(result, pad).trimStart()} ${c.dim(`[${done}/${results.length}]`)}\n`)
     },
     onRunEnd(outcome) {
-      if (timer) clearInterval(timer)
-      if (live) {
-        draw()
-        options.write('\x1b[?25h')
-      }
+      finish()
       options.write(renderSummary(outcome, options, checks))
     },
   }

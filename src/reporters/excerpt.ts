@@ -1,9 +1,8 @@
 // The lines of a check's output that matter to someone fixing it: error lines first, then the tail.
 import { tailLines } from '../runner/capture.js'
-import type { CheckResult, CheckStatus } from '../types.js'
-
-/** Statuses that make the verdict `rejected` when the check is required. */
-export const FAILING: ReadonlySet<CheckStatus> = new Set(['failed', 'timed_out', 'error'])
+import type { CheckResult } from '../types.js'
+import { afterLastCR, plainLine } from './safe-text.js'
+import { statusText } from './status.js'
 
 // Words compilers, test runners and runtimes use when something went wrong.
 const MATTERS =
@@ -29,7 +28,7 @@ export interface Excerpt {
   total: number
 }
 
-// Control characters other than tab and CR: invisible at best, garbling a terminal or a document at worst.
+// Control characters other than tab, LF and CR: invisible at best, garbling a terminal or a document at worst.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g
 
 /** `text` without control characters other than tab, LF and CR. */
@@ -37,9 +36,9 @@ export function stripControl(text: string): string {
   return text.replace(CONTROL, '')
 }
 
-/** The line without control characters, cut to `width` characters with an ellipsis. */
+/** The line as a terminal would end up showing it (see plainLine), cut to `width` characters with an ellipsis. */
 export function cutLine(line: string, width: number): string {
-  const clean = line.replace(CONTROL, '')
+  const clean = plainLine(line)
   const chars = [...clean]
   return chars.length <= width ? clean : `${chars.slice(0, width - 1).join('')}…`
 }
@@ -63,7 +62,7 @@ export function excerpt(text: string, options: ExcerptOptions = {}): Excerpt {
   const seen = new Set<string>()
   const found = new Set<number>()
   for (let i = 0; i < lines.length && found.size < maxMatches; i++) {
-    const key = (lines[i] as string).trim()
+    const key = afterLastCR(lines[i] as string).trim()
     if (key === '' || seen.has(key) || !isErrorLine(key)) continue
     seen.add(key)
     found.add(i)
@@ -87,5 +86,5 @@ export function howItEnded(result: CheckResult): string {
   if (result.reason) return result.reason
   if (e?.signal) return `killed by ${e.signal}`
   if (e?.exitCode !== null && e?.exitCode !== undefined) return `exit code ${e.exitCode}`
-  return result.status.replace('_', ' ')
+  return statusText(result.status)
 }

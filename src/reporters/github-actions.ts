@@ -4,10 +4,11 @@ import { randomBytes } from 'node:crypto'
 import { appendFileSync, existsSync, statSync } from 'node:fs'
 import { formatDuration } from '../duration.js'
 import type { CheckResult } from '../types.js'
-import { excerpt, FAILING, howItEnded, stripControl } from './excerpt.js'
+import { excerpt, howItEnded, stripControl } from './excerpt.js'
 import { renderMarkdownSummary } from './markdown-summary.js'
 import type { ReporterOptions } from './options.js'
 import { ownShare } from './scope.js'
+import { FAILING, statusText } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
 import { ANNOTATIONS_PER_STEP, STEP_SUMMARY_LIMIT, workflowCommand } from './workflow-commands.js'
 
@@ -27,7 +28,7 @@ export function foldOutput(title: string, text: string): string {
 }
 
 function annotationMessage(result: CheckResult): string {
-  const lines = [`${result.status.replace('_', ' ')}: ${howItEnded(result)}`]
+  const lines = [`${statusText(result.status)}: ${howItEnded(result)}`]
   if (result.evidence?.command) lines.push(`$ ${result.evidence.command}`)
   const { matches, tail } = excerpt(result.evidence?.output.text ?? '', { maxLines: 10, maxMatches: 6, width: 300 })
   lines.push(...matches, ...(matches.length && tail.length ? ['…'] : []), ...tail)
@@ -81,7 +82,7 @@ export function createGitHubActionsReporter(options: ReporterOptions): Reporter 
       const evidence = result.evidence
       // Checks that never ran (skipped, cancelled, manual) have no output to fold.
       if (!evidence || evidence.reused) return
-      const title = `${result.id} · ${result.status.replace('_', ' ')} · ${formatDuration(evidence.durationMs)}`
+      const title = `${result.id} · ${statusText(result.status)} · ${formatDuration(evidence.durationMs)}`
       // The full output, control characters and all, is in the log file; the job log gets readable text.
       options.write(foldOutput(title, stripControl(evidence.output.text)))
     },

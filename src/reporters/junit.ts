@@ -1,10 +1,12 @@
 // The `junit` reporter: one <testcase> per check, for GitLab, Jenkins, Azure and any CI that reads JUnit XML.
 import { hostname } from 'node:os'
 import type { CheckResult } from '../types.js'
-import { FAILING, howItEnded, outputTail } from './excerpt.js'
+import { howItEnded, outputTail } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
 import { ownShare } from './scope.js'
+import { FAILING, statusText } from './status.js'
 import { writeReport } from './output.js'
+import { guardXml } from './safe-text.js'
 import type { Reporter, RunOutcome } from './types.js'
 
 const TAIL_LINES = 100
@@ -13,9 +15,12 @@ const TAIL_LINES = 100
 // surrogate is a code point of its own, so it matches too.
 const ILLEGAL_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu
 
-/** Escapes text content; characters XML cannot carry at all are dropped. */
+/**
+ * Escapes text content; characters XML cannot carry at all are dropped. Printed on stdout in a CI log, no line of it
+ * reads as a workflow command (see guardXml): a parser reads the same text.
+ */
 export function xmlText(text: string): string {
-  return text.replace(ILLEGAL_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  return guardXml(text.replace(ILLEGAL_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'))
 }
 
 /** Escapes an attribute value (double-quoted); line breaks and tabs are kept as character references. */
@@ -40,7 +45,7 @@ function testcase(result: CheckResult, classname: string): string {
     const body = xmlText(command + outputTail(result, TAIL_LINES, 2000).join('\n'))
     return `${head}>\n      <failure${attrs({ message, type: result.status })}>${body}</failure>\n    </testcase>`
   }
-  const message = `${result.status.replace('_', ' ')}${result.reason ? `: ${result.reason}` : ''}`
+  const message = `${statusText(result.status)}${result.reason ? `: ${result.reason}` : ''}`
   return `${head}>\n      <skipped${attrs({ message })}/>\n    </testcase>`
 }
 

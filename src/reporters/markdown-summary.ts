@@ -2,9 +2,11 @@
 // the output tails of failing checks in <details>, kept within a byte budget (tails shrink first, then rows).
 import { relative } from 'node:path'
 import { formatDuration } from '../duration.js'
-import type { CheckResult, CheckStatus } from '../types.js'
-import { FAILING, howItEnded, outputTail } from './excerpt.js'
+import type { CheckResult } from '../types.js'
+import { howItEnded, outputTail } from './excerpt.js'
+import { guardCommand, guardText } from './safe-text.js'
 import { ownShare } from './scope.js'
+import { FAILING, STATUS_EMOJI, statusText } from './status.js'
 import type { RunOutcome } from './types.js'
 
 export interface MarkdownSummaryOptions {
@@ -16,20 +18,10 @@ export interface MarkdownSummaryOptions {
   tailLines?: number
   /** The folder the evidence path is shown relative to. */
   cwd: string
+  /** For stdout, maybe a CI log: no line may read as a workflow command (see guardText); counted in `maxBytes`. */
+  guardCommands?: boolean
 }
 
-const ICON: Record<CheckStatus, string> = {
-  passed: '✅',
-  failed: '❌',
-  timed_out: '⏱️',
-  error: '💥',
-  cancelled: '⏹️',
-  skipped: '⏭️',
-  pending_manual: '✋',
-  stale: '🕰️',
-  pending: '⏳',
-  running: '⏳',
-}
 const VERDICT_ICON = { approved: '✅', rejected: '❌', incomplete: '⚠️' } as const
 // Below this many bytes a failing check's tail is not worth showing; fewer checks get a readable one instead.
 const MIN_DETAIL_BYTES = 1024
@@ -72,7 +64,7 @@ function checkLabel(result: CheckResult): string {
 }
 
 function statusCell(result: CheckResult): string {
-  const status = result.status.replace('_', ' ')
+  const status = statusText(result.status)
   const why = result.status === 'passed' ? '' : result.reason ? ` — ${escapeMarkdown(result.reason.split('\n')[0] ?? '')}` : ''
   const notes = [result.required ? '' : 'optional', result.evidence?.reused ? 'reused' : '', result.evidence?.flaky ? 'flaky' : ''].filter(Boolean)
   return `${status}${why}${notes.length ? ` _(${notes.join(', ')})_` : ''}`
@@ -80,12 +72,12 @@ function statusCell(result: CheckResult): string {
 
 function row(result: CheckResult): string {
   const duration = result.evidence && !result.evidence.reused ? formatDuration(result.evidence.durationMs) : '—'
-  return `| ${ICON[result.status]} ${checkLabel(result)} | ${statusCell(result)} | ${duration} |\n`
+  return `| ${STATUS_EMOJI[result.status]} ${checkLabel(result)} | ${statusCell(result)} | ${duration} |\n`
 }
 
 function detail(result: CheckResult, lines: readonly string[], of: number): string {
   const shown = lines.length < of ? `last ${lines.length} of ${of} lines` : `${lines.length} line${lines.length === 1 ? '' : 's'}`
-  const title = `${ICON[result.status]} <code>${result.id}</code> ${escapeHtml(result.name === result.id ? '' : result.name)} — ${escapeHtml(howItEnded(result))} (${shown})`
+  const title = `${STATUS_EMOJI[result.status]} <code>${result.id}</code> ${escapeHtml(result.name === result.id ? '' : result.name)} — ${escapeHtml(howItEnded(result))} (${shown})`
   const body = lines.length ? codeBlock(lines) : '_(no output)_'
   return `<details><summary>${title.replace(/ {2,}/g, ' ')}</summary>\n\n${body}\n\n</details>\n\n`
 }
@@ -137,10 +129,11 @@ export function renderMarkdownSummary(run: RunOutcome, options: MarkdownSummaryO
 
   const rows = results.map(row)
   const failing = results.filter((r) => FAILING.has(r.status) && r.evidence)
-  const tails = failing.map((r) => outputTail(r, options.tailLines ?? 50))
+  const guard = options.guardCommands ? guardText : (text: string) => text
+  const tails = failing.map((r) => outputTail(r, options.tailLines ?? 50).map(options.guardCommands ? guardCommand : (line: string) => line))
   const totals = failing.map((r) => lineCount(r.evidence?.output.text ?? ''))
   const compose = (keptRows: readonly string[], details: readonly string[], notes: readonly string[]) =>
-    head + tableHead + keptRows.join('') + '\n' + next + (details.length ? `**Failing output**\n\n${details.join('')}` : '') + notes.map((n) => `_${n}_\n\n`).join('') + foot
+    guard(head + tableHead + keptRows.join('') + '\n' + next + (details.length ? `**Failing output**\n\n${details.join('')}` : '') + notes.map((n) => `_${n}_\n\n`).join('') + foot)
 
   const full = compose(rows, failing.map((r, i) => detail(r, tails[i] ?? [], totals[i] ?? 0)), [])
   if (bytesOf(full) <= options.maxBytes) return full

@@ -10,7 +10,8 @@ export const MARKDOWN_MAX_BYTES = 64 * 1024
 export function createMarkdownReporter(options: ReporterOptions): Reporter {
   return {
     onRunEnd(outcome) {
-      writeReport(options, renderMarkdownSummary(outcome, { maxBytes: MARKDOWN_MAX_BYTES, cwd: options.cwd }))
+      // On stdout it may land in a CI log: no line of the checks' output may read as a workflow command there.
+      writeReport(options, renderMarkdownSummary(outcome, { maxBytes: MARKDOWN_MAX_BYTES, cwd: options.cwd, guardCommands: !options.file }))
     },
   }
 }

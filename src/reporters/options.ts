@@ -11,6 +11,14 @@ export interface ReporterOptions {
   ci: boolean
   /** Terminal height, when known. */
   rows?: number
+  /** Terminal width, when known: the live task list cuts its rows to it (80 when unknown). */
+  columns?: number
+  /**
+   * The command that ran this protocol, to suggest again: `<bin> run [protocol]` and only the flags that say where
+   * (`--config`, `--cwd`, `--evidence`), e.g. `npx verify run deploy --config sub/verify.config.ts`.
+   * Default `npx verify run [protocol]`.
+   */
+  invocation?: string
   /** The folder paths are shown relative to. */
   cwd: string
   /** The environment of the run (e.g. `GITHUB_STEP_SUMMARY`); reporters only read it. */

@@ -92,13 +92,15 @@ function underAgent(io: CliIO): boolean {
 /**
  * Builds the run's reporters: those named on the command line (`name` or `name=<file>`), else the config's
  * `reporters`, else `default` (`agent` when a coding agent runs verify). In GitHub Actions (`GITHUB_ACTIONS=true`)
- * `github-actions` is added unless named already; it writes to stderr when stdout carries a document.
+ * `github-actions` is added unless named already; it writes to stderr when stdout carries a document. `run.invocation`
+ * is the command that ran the protocol, for reporters that suggest running it again.
  */
 export async function createReporters(
   specs: readonly string[] | undefined,
   io: CliIO,
   color: boolean,
   config?: ReporterConfigSource,
+  run: Pick<ReporterOptions, 'invocation'> = {},
 ): Promise<Reporter[]> {
   const ci = (Boolean(io.env.CI) && io.env.CI !== 'false') || io.env.GITHUB_ACTIONS === 'true'
   const configured = config ? configuredReporters(config.raw, config.protocol.name) : undefined
@@ -112,6 +114,9 @@ export async function createReporters(
     const stdoutTaken = builtins.some((e) => DOCUMENTS.has(e.name) && !e.file)
     entries.push({ kind: 'builtin', name: 'github-actions', toStderr: stdoutTaken })
   }
+  // The terminal's width, from an IO that knows it.
+  const width: unknown = (io as CliIO & { columns?: unknown }).columns
+  const columns = typeof width === 'number' && Number.isInteger(width) && width > 0 ? width : undefined
   // A live redraw moves the cursor over what it drew last: only safe when nothing else writes to stdout.
   const onStdout = entries.filter((e) => e.kind !== 'builtin' || (!e.file && !e.toStderr)).length
   const context = (entry: Entry): ReporterOptions => ({
@@ -123,6 +128,8 @@ export async function createReporters(
     cwd: io.cwd,
     env: io.env,
     ...(io.rows ? { rows: io.rows } : {}),
+    ...(columns ? { columns } : {}),
+    ...(run.invocation ? { invocation: run.invocation } : {}),
   })
   const reporters: Reporter[] = []
   for (const entry of entries) {

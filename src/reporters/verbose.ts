@@ -1,16 +1,13 @@
 // The `verbose` reporter: every check's output live, each line prefixed with the check's id, around the
 // default reporter's start and end lines and summary.
 import pc from 'picocolors'
-import { stripAnsi } from '../runner/ansi.js'
 import { createDefaultReporter } from './default.js'
 import type { ReporterOptions } from './options.js'
+import { colorLine, guardCommand, plainLine } from './safe-text.js'
 import type { Reporter } from './types.js'
 
 // A line longer than this is printed in pieces rather than held in memory.
 const MAX_PARTIAL = 64 * 1024
-
-// A carriage return inside a line (a progress bar) would overwrite the prefix: show what a terminal ends with.
-const shown = (line: string) => line.slice(line.lastIndexOf('\r') + 1)
 
 export function createVerboseReporter(options: ReporterOptions): Reporter {
   const c = pc.createColors(options.color)
@@ -19,9 +16,12 @@ export function createVerboseReporter(options: ReporterOptions): Reporter {
   const partial = new Map<string, string>()
   let pad = 0
 
+  // A check's line as a terminal would end up showing it (a progress bar's carriage returns would overwrite the
+  // prefix), its colours at most: cursor movement from one check must not overwrite another's lines.
+  const shown = options.color ? colorLine : plainLine
   const print = (id: string, lines: readonly string[]) => {
     const prefix = c.dim(`${id.padEnd(pad)} │ `)
-    options.write(lines.map((line) => `${prefix}${shown(line)}${options.color ? '\x1b[0m' : ''}\n`).join(''))
+    options.write(lines.map((line) => `${prefix}${guardCommand(shown(line))}${options.color ? '\x1b[0m' : ''}\n`).join(''))
   }
 
   return {
@@ -34,7 +34,7 @@ export function createVerboseReporter(options: ReporterOptions): Reporter {
     },
     onCheckOutput(check, chunk, stream) {
       const key = `${check.id}\0${stream}`
-      const text = (partial.get(key) ?? '') + (options.color ? chunk : stripAnsi(chunk))
+      const text = (partial.get(key) ?? '') + chunk
       const lines = text.split(/\r?\n/)
       let rest = lines.pop() ?? ''
       if (rest.length > MAX_PARTIAL) {

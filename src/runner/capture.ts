@@ -23,7 +23,12 @@ export interface OutputCaptureOptions {
   transform?: ((text: string) => string) | undefined
   /** Live view: decoded text with ANSI kept, `transform` applied. */
   onText?: ((text: string, stream: OutputStream) => void) | undefined
+  /** Patterns looked for in the whole output as it streams (not only the kept head and tail); see `seen()`. */
+  watch?: readonly (RegExp | string)[]
 }
+
+// A match may straddle two releases: this much of the previous text is searched again with the next.
+const WATCH_OVERLAP = 4096
 
 // With a transform, text is held back to the end of a line so a secret split across chunks is still
 // seen whole; a line longer than this is let through anyway to keep memory bounded.
@@ -61,6 +66,9 @@ export class OutputCapture {
   // Kept after the log is ended early (cap reached) so finish() can wait for it to close.
   #log: WriteStream | null = null
   #logPath: string | null = null
+  readonly #watch: readonly (RegExp | string)[]
+  readonly #seen: boolean[]
+  #overlap = ''
   #logged = 0
   #finished: Promise<OutputRecord> | null = null
 
@@ -70,6 +78,8 @@ export class OutputCapture {
     this.#logLimit = options.logLimitBytes ?? 50 * 1024 * 1024
     this.#transform = options.transform
     this.onText = options.onText
+    this.#watch = options.watch ?? []
+    this.#seen = this.#watch.map(() => false)
     if (options.logFile !== undefined) {
       // The log is opened on the first output (a silent check costs no file); an older run's log never lingers.
       this.#logPath = options.logFile
@@ -161,6 +171,22 @@ export class OutputCapture {
     this.#storedBytes += bytes
     this.#writeLog(stored, bytes)
     this.#store(stored, bytes)
+    this.#look(stored)
+  }
+
+  #look(text: string): void {
+    if (this.#watch.length === 0) return
+    const window = this.#overlap + text
+    this.#watch.forEach((pattern, i) => {
+      if (this.#seen[i]) return
+      this.#seen[i] = typeof pattern === 'string' ? window.includes(pattern) : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')).test(window)
+    })
+    this.#overlap = window.slice(-WATCH_OVERLAP)
+  }
+
+  /** For each `watch` pattern, whether it occurred anywhere in the (masked, ANSI-stripped) output. */
+  seen(): boolean[] {
+    return [...this.#seen]
   }
 
   #store(text: string, bytes: number): void {

@@ -1,4 +1,5 @@
 // Runs a TypeScript function check with an AbortSignal and a timeout; a throw is an `error`, not a crash.
+import { timerDelay } from '../duration.js'
 import type { ResolvedCheck } from '../types.js'
 import type { OutputCapture } from './capture.js'
 import type { SpawnResult } from './spawn.js'
@@ -31,7 +32,7 @@ export async function runFunctionCheck(check: ResolvedCheck, options: FunctionRu
       // Settle as timed out before aborting: the abort listener below would otherwise win as "cancelled".
       resolve(TIMED_OUT)
       controller.abort(new Error(`timed out after ${check.timeoutMs}ms`))
-    }, check.timeoutMs)
+    }, timerDelay(check.timeoutMs))
     controller.signal.addEventListener('abort', () => resolve(CANCELLED), { once: true })
   })
   try {
@@ -50,12 +51,21 @@ export async function runFunctionCheck(check: ResolvedCheck, options: FunctionRu
     if (typeof result.output === 'string' && result.output.length > 0) {
       options.capture.write(Buffer.from(result.output), 'stdout')
     }
-    return done({ exitCode: result.passed ? 0 : 1, ...(result.metadata ? { metadata: result.metadata } : {}) })
+    return done({ exitCode: result.passed ? 0 : 1, ...(result.metadata ? { metadata: jsonSafe(result.metadata) } : {}) })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     return done({ error: `the run function threw: ${message}` })
   } finally {
     clearTimeout(timer)
     options.signal?.removeEventListener('abort', onAbort)
+  }
+}
+
+/** Metadata goes into the evidence file: what JSON cannot hold (BigInt, cycles) is replaced by a note, not a crash. */
+function jsonSafe(metadata: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(metadata)) as Record<string, unknown>
+  } catch (error) {
+    return { unserializable: `the metadata returned could not be stored as JSON: ${(error as Error).message}` }
   }
 }

@@ -38,14 +38,13 @@ function commandText(check: ResolvedCheck): string | null {
   return typeof check.command === 'string' ? check.command : check.command.map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ')
 }
 
-function matches(pattern: RegExp | string, text: string): boolean {
-  return typeof pattern === 'string' ? text.includes(pattern) : new RegExp(pattern.source, pattern.flags.replace('g', '')).test(text)
-}
-
 /** Judges what a finished command or function produced. */
 function judge(check: ResolvedCheck, spawn: SpawnResult, shell: boolean): { status: CheckStatus; reason: string | null } {
   if (spawn.error) return { status: 'error', reason: spawn.error }
-  if (spawn.timedOut) return { status: 'timed_out', reason: `timed out after ${formatDuration(check.timeoutMs)}; its process group was killed` }
+  if (spawn.timedOut) {
+    const what = check.kind === 'function' ? 'the function was abandoned (it must stop when its signal aborts)' : 'its process group was killed'
+    return { status: 'timed_out', reason: `timed out after ${formatDuration(check.timeoutMs)}; ${what}` }
+  }
   if (spawn.cancelled) return { status: 'cancelled', reason: 'cancelled while running' }
   if (shell && spawn.exitCode === 127) return { status: 'error', reason: 'the shell could not find the command (exit code 127)' }
   if (spawn.exitCode === 0) return { status: 'passed', reason: null }
@@ -62,6 +61,8 @@ async function attemptOnce(check: ResolvedCheck, ctx: CheckRunContext, attempt: 
     logLimitBytes: ctx.logLimitBytes,
     transform: ctx.transform,
     onText: ctx.onOutput,
+    // `expect` is judged on the whole output as it streams, not on the excerpt kept in the evidence.
+    watch: [check.expect?.output, check.expect?.notOutput].filter((p): p is RegExp | string => p !== undefined),
   })
   const env: Record<string, string> = { ...ctx.baseEnv, ...check.env, VERIFY_CHECK_ID: check.id, VERIFY_RUN_ID: ctx.runId }
   // Checks that read other checks' output (the strict preset's error-free) find the logs of this run here.
@@ -78,11 +79,14 @@ async function attemptOnce(check: ResolvedCheck, ctx: CheckRunContext, attempt: 
     tests = report.counts
     if (!report.ok) ({ status, reason } = { status: 'failed', reason: report.reason })
   }
-  if (status === 'passed' && check.expect?.output !== undefined && !matches(check.expect.output, output.text)) {
-    ;({ status, reason } = { status: 'failed', reason: `its output does not match the expected ${String(check.expect.output)}` })
+  const seen = capture.seen()
+  const expected = check.expect?.output !== undefined ? seen.shift() : true
+  const forbidden = check.expect?.notOutput !== undefined ? seen.shift() : false
+  if (status === 'passed' && !expected) {
+    ;({ status, reason } = { status: 'failed', reason: `its output does not match the expected ${String(check.expect?.output)}` })
   }
-  if (status === 'passed' && check.expect?.notOutput !== undefined && matches(check.expect.notOutput, output.text)) {
-    ;({ status, reason } = { status: 'failed', reason: `its output matches the forbidden ${String(check.expect.notOutput)}` })
+  if (status === 'passed' && forbidden) {
+    ;({ status, reason } = { status: 'failed', reason: `its output matches the forbidden ${String(check.expect?.notOutput)}` })
   }
   return { status, reason, spawn, output, ...(tests ? { tests } : {}) }
 }

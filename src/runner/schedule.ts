@@ -4,6 +4,8 @@ import { join, relative } from 'node:path'
 import type { Reporter } from '../reporters/types.js'
 import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary, WorkspaceInfo } from '../types.js'
 import { checkDigest } from '../evidence/digest.js'
+import { createRedactor, secretValues } from '../evidence/redact.js'
+import { SIGNING_KEY_ENV } from '../evidence/sign.js'
 import { inputsFingerprint, workspaceFingerprint } from '../evidence/fingerprint.js'
 import { summarize } from '../verdict/summary.js'
 import { isFailing } from '../verdict/verdict.js'
@@ -38,7 +40,7 @@ export interface RunOptions {
 }
 
 /** Variables never handed to a check. */
-const WITHHELD_ENV = ['VERIFY_SIGNING_KEY']
+const WITHHELD_ENV = [SIGNING_KEY_ENV]
 
 /** A fresh checklist: every check pending, nothing run. */
 export function createChecklist(protocol: ResolvedProtocol): Checklist {
@@ -74,7 +76,8 @@ export function selectChecks(checks: readonly ResolvedCheck[], only?: readonly s
   return selected
 }
 
-function baseEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+/** The environment every check starts from: defined values only, without what checks must never see. */
+export function baseEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && !WITHHELD_ENV.includes(key)) out[key] = value
@@ -92,6 +95,8 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
   checklist.workspace = workspace
   const logDir = options.logDir === undefined ? join(protocol.rootDir, '.verify', 'logs') : options.logDir
   const baseEnv = baseEnvironment(options.env ?? process.env)
+  // Library callers get the same masking as the CLI unless they bring their own.
+  const transform = options.transform ?? createRedactor(secretValues(Object.assign({}, options.env ?? process.env, ...protocol.checks.map((c) => c.env))), protocol.redact)
   const results = new Map(checklist.results.map((r) => [r.id, r]))
   const selected = selectChecks(protocol.checks, options.only, options.skip)
   const limit = options.sequential || !protocol.parallel ? 1 : Math.max(1, protocol.concurrency)
@@ -106,6 +111,19 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
   if (options.signal?.aborted) onOuterAbort()
   options.signal?.addEventListener('abort', onOuterAbort, { once: true })
 
+  // Skipping optional checks must never block a required one: optional checks it depends on still run.
+  const neededByRequired = new Set<string>()
+  const byId = new Map(protocol.checks.map((c) => [c.id, c]))
+  const need = (id: string) => {
+    for (const dep of byId.get(id)?.dependsOn ?? []) {
+      if (!neededByRequired.has(dep)) {
+        neededByRequired.add(dep)
+        need(dep)
+      }
+    }
+  }
+  for (const check of protocol.checks) if (check.required) need(check.id)
+
   await reporter.onRunStart?.(checklist)
 
   const settle = (check: ResolvedCheck, patch: Partial<CheckResult>) => {
@@ -118,7 +136,7 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
     if (prior) settle(check, { status: prior.status, reason: prior.reason, evidence: prior.evidence })
     else if (options.shard && !options.shard.checks.has(check.id)) settle(check, { status: 'skipped', reason: `runs in another shard (of ${options.shard.total})` })
     else if (!selected.has(check.id)) settle(check, { status: 'skipped', reason: options.skip?.includes(check.id) ? 'left out with --skip' : 'not selected with --only' })
-    else if (protocol.skipOptional && !check.required) settle(check, { status: 'skipped', reason: 'optional check skipped (skipOptional)' })
+    else if (protocol.skipOptional && !check.required && !neededByRequired.has(check.id)) settle(check, { status: 'skipped', reason: 'optional check skipped (skipOptional)' })
     else if (check.kind === 'manual') settle(check, { status: 'pending_manual', reason: check.manual ?? null })
   }
 
@@ -127,9 +145,9 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
     const result = results.get(check.id) as CheckResult
     result.status = 'running'
     reporter.onCheckStart?.(check, result)
-    const task = (async () => {
+    const run = async (): Promise<CheckResult> => {
       const fingerprint = check.inputs ? await inputsFingerprint(protocol.rootDir, check.inputs, workspace) : workspace.fingerprint
-      const outcome = await executeCheck(check, {
+      return executeCheck(check, {
         runId: checklist.runId,
         graceMs: protocol.graceMs,
         logDir,
@@ -138,10 +156,25 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
         checkDigest: checkDigest(check, protocol.rootDir),
         baseEnv,
         signal: stopAll.signal,
-        transform: options.transform,
+        transform,
         onOutput: reporter.onCheckOutput ? (chunk, stream) => reporter.onCheckOutput?.(check, chunk, stream) : undefined,
         now,
       })
+    }
+    const task = (async () => {
+      // Whatever goes wrong inside verify for one check (a spawn that throws, a log that cannot be opened) is that
+      // check's error: the run goes on and the evidence is written.
+      const outcome = await run().catch(
+        (error: unknown): CheckResult => ({
+          id: check.id,
+          name: check.name,
+          evidenceType: check.evidenceType,
+          required: check.required,
+          status: 'error',
+          reason: `verify could not run it: ${error instanceof Error ? error.message : String(error)}`,
+          evidence: null,
+        }),
+      )
       if (outcome.status === 'cancelled' && stopReason) outcome.reason = stopReason
       settle(check, outcome)
       if (protocol.failFast && check.required && isFailing(outcome.status) && !stopAll.signal.aborted) {

@@ -1,6 +1,7 @@
 // Runs one command in its own process group and supervises it: timeout, cancellation, leftovers, stdin closed.
 import { stat } from 'node:fs/promises'
 import { spawn } from 'node:child_process'
+import { timerDelay } from '../duration.js'
 import type { OutputCapture } from './capture.js'
 
 export interface SpawnOptions {
@@ -90,12 +91,12 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
   const stop = () => {
     if (pgid === undefined || graceTimer) return
     killGroup(pgid, 'SIGTERM')
-    graceTimer = setTimeout(() => killGroup(pgid, 'SIGKILL'), options.graceMs)
+    graceTimer = setTimeout(() => killGroup(pgid, 'SIGKILL'), timerDelay(options.graceMs))
   }
   const timeoutTimer = setTimeout(() => {
     timedOut = true
     stop()
-  }, options.timeoutMs)
+  }, timerDelay(options.timeoutMs))
   const onAbort = () => {
     cancelled = true
     stop()

@@ -20,6 +20,11 @@ export interface EvidenceValidity {
   recommendations: string[]
 }
 
+/** A few file names for a message: `a.ts, b.ts and 3 more`. */
+export function nameFiles(files: readonly string[], max = 5): string {
+  return `${files.slice(0, max).join(', ')}${files.length > max ? ` and ${files.length - max} more` : ''}`
+}
+
 /** Evidence may claim a time this far ahead of the clock (clock skew between machines); no further. */
 export const FUTURE_TOLERANCE_MS = 30_000
 
@@ -49,7 +54,7 @@ export function checkEvidence(check: Pick<ResolvedCheck, 'id' | 'name' | 'eviden
     add(`${check.name}: the evidence is ${formatDuration(now - at)} old, older than maxAge ${formatDuration(context.maxAgeMs)}`)
   }
   if (context.fingerprint !== undefined && evidence.fingerprint !== context.fingerprint) {
-    const files = context.changedFiles?.length ? `: ${context.changedFiles.slice(0, 5).join(', ')}${context.changedFiles.length > 5 ? ` and ${context.changedFiles.length - 5} more` : ''}` : ''
+    const files = context.changedFiles?.length ? `: ${nameFiles(context.changedFiles)}` : ''
     add(`${check.name}: the code changed since the evidence was recorded${files}`)
   }
   if (context.checkDigest !== undefined && evidence.checkDigest !== context.checkDigest) {

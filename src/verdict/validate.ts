@@ -81,7 +81,7 @@ export async function judgeStoredEvidence(
     const evidence = approval ? approvalEvidence(approval) : wellFormed(previous?.evidence) ? previous.evidence : null
     const context = {
       // An approval is bound to the code and the check, not to the clock: people do not re-approve every five minutes.
-      maxAgeMs: approval ? Number.POSITIVE_INFINITY : options.maxAgeMs,
+      maxAgeMs: approval || evidence?.approval ? Number.POSITIVE_INFINITY : options.maxAgeMs,
       fingerprint: await currentFingerprint(check, protocol.rootDir, workspace),
       checkDigest: checkDigest(check, protocol.rootDir),
       ...(options.now ? { now: options.now } : {}),

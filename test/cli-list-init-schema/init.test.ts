@@ -2,7 +2,7 @@
 // never an overwrite without --force, questions only at an interactive terminal.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { initCommand } from '../../src/cli/init.js'
 import type { CliIO } from '../../src/cli/io.js'
@@ -19,8 +19,11 @@ afterAll(async () => {
 let count = 0
 function project(files: Record<string, string>): string {
   const dir = join(tmp, `p${count++}`)
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), content)
+  }
   mkdirSync(dir, { recursive: true })
-  for (const [path, content] of Object.entries(files)) writeFileSync(join(dir, path), content)
   return dir
 }
 
@@ -107,6 +110,20 @@ describe('what verify init writes', () => {
     ])
   })
 
+  it("npm's placeholder test script is no test suite: no test check", async () => {
+    const dir = project({ 'package.json': pkg({ build: 'tsc', test: 'echo "Error: no test specified" && exit 1' }) })
+    await initCommand([], io(dir))
+    expect(config(dir)).toContain(`build: { name: 'Build', command: 'npm run build' },`)
+    expect(config(dir)).not.toContain('test:')
+  })
+
+  it('the example in a config without checks uses the detected package manager', async () => {
+    const dir = project({ 'package.json': pkg({ start: 'node .', test: 'echo "Error: no test specified" && exit 1' }), 'yarn.lock': '' })
+    await initCommand([], io(dir))
+    expect(config(dir)).toContain(`    // build: { name: 'Build', command: 'yarn run build' },`)
+    expect(config(dir)).not.toContain('npm run')
+  })
+
   it('without matching scripts it writes a config with no checks and says to add some', async () => {
     const dir = project({ 'package.json': pkg({ start: 'node .' }) })
     const console = io(dir)
@@ -126,7 +143,7 @@ describe('.gitignore', () => {
     expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('node_modules/\ndist\n.verify/\n')
   })
 
-  it.each(['.verify', '/.verify/', '.verify/'])('leaves a .gitignore that already has %s alone', async (entry) => {
+  it.each(['.verify', '/.verify/', '.verify/', '.verify/*', '.verify/**', '/.verify/**', '**/.verify/'])('leaves a .gitignore that already has %s alone', async (entry) => {
     const dir = project({ 'package.json': pkg(), '.gitignore': `${entry}\n` })
     const console = io(dir)
     await initCommand([], console)
@@ -136,7 +153,19 @@ describe('.gitignore', () => {
 })
 
 describe('an existing config', () => {
-  it.each(['verify.config.ts', 'verify.config.mjs', 'verify.config.json', '.verifyrc'])('%s is never overwritten without --force (exit 2)', async (name) => {
+  it.each([
+    'verify.config.ts',
+    'verify.config.mjs',
+    'verify.config.json',
+    'verify.config.jsonc',
+    'verify.config.json5',
+    'verify.config.yaml',
+    'verify.config.yml',
+    'verify.config.toml',
+    '.config/verify.ts',
+    '.config/verify.config.mjs',
+    '.verifyrc',
+  ])('%s (c12 loads it) is never overwritten nor hidden without --force (exit 2)', async (name) => {
     const dir = project({ 'package.json': pkg(), [name]: 'original' })
     const error = await usageError(initCommand([], io(dir)))
     expect(error.message).toContain(name)
@@ -159,6 +188,15 @@ describe('an existing config', () => {
     expect(existsSync(join(dir, 'verify.config.js'))).toBe(false)
     expect(console.out).toMatch(/^replaced verify\.config\.ts/)
     expect(console.out).toContain('removed verify.config.js (--force)')
+  })
+
+  it('--force removes a config c12 would load before verify.config.ts, in .config/ too', async () => {
+    const dir = project({ 'package.json': pkg(), 'verify.config.yaml': 'checks: {}', '.config/verify.ts': 'old' })
+    const console = io(dir)
+    await initCommand(['--force'], console)
+    expect(existsSync(join(dir, 'verify.config.yaml'))).toBe(false)
+    expect(existsSync(join(dir, '.config/verify.ts'))).toBe(false)
+    expect(console.out).toContain('removed .config/verify.ts (--force)')
   })
 
   it('no package.json is a usage error that says what to do', async () => {

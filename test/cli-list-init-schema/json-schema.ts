@@ -1,4 +1,5 @@
-// A small JSON Schema (2020-12) validator for the keywords z.toJSONSchema emits, so the tests need no dependency.
+// A small JSON Schema (2020-12) validator for the keywords z.toJSONSchema emits (and `verify schema` adds: `not`,
+// `oneOf`, `propertyNames`, local `$ref`s into `$defs`), so the tests need no dependency.
 type Schema = Record<string, unknown> | boolean
 
 function typeOf(value: unknown): string {
@@ -14,18 +15,25 @@ function matchesType(value: unknown, type: string): boolean {
 }
 
 const KNOWN = new Set([
-  '$schema', 'title', 'description', 'type', 'properties', 'required', 'additionalProperties', 'propertyNames', 'items', 'anyOf', 'oneOf',
-  'allOf', 'const', 'enum', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems',
-  'maxItems', 'format', 'default',
+  '$schema', '$defs', '$ref', 'title', 'description', 'type', 'properties', 'required', 'additionalProperties', 'propertyNames', 'items',
+  'prefixItems', 'anyOf', 'oneOf', 'allOf', 'not', 'const', 'enum', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+  'minLength', 'maxLength', 'minItems', 'maxItems', 'format', 'default',
 ])
 
 /** Every violation of `schema` by `value`, each with its JSON path; throws on a keyword it does not know. */
-export function validate(schema: Schema, value: unknown, path = '$'): string[] {
+export function validate(schema: Schema, value: unknown, path = '$', root: Schema = schema): string[] {
   if (schema === true) return []
   if (schema === false) return [`${path}: no value is allowed here`]
   for (const key of Object.keys(schema)) if (!KNOWN.has(key)) throw new Error(`validator: unsupported keyword "${key}" at ${path}`)
   const errors: string[] = []
   const s = schema as Record<string, unknown>
+  if (typeof s.$ref === 'string') {
+    const name = /^#\/\$defs\/(.+)$/.exec(s.$ref)?.[1]
+    const target = name === undefined || typeof root !== 'object' ? undefined : (root.$defs as Record<string, Schema> | undefined)?.[name]
+    if (target === undefined) throw new Error(`validator: cannot resolve ${s.$ref} at ${path}`)
+    errors.push(...validate(target, value, path, root))
+  }
+  if (s.not !== undefined && validate(s.not as Schema, value, path, root).length === 0) errors.push(`${path}: matches a schema it must not`)
   if (s.type !== undefined) {
     const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string]
     if (!types.some((t) => matchesType(value, t))) return [`${path}: expected ${types.join(' | ')}, got ${typeOf(value)}`]
@@ -43,7 +51,10 @@ export function validate(schema: Schema, value: unknown, path = '$'): string[] {
     if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum) errors.push(`${path}: not above ${s.exclusiveMinimum}`)
   }
   if (Array.isArray(value)) {
-    if (s.items !== undefined) value.forEach((item, i) => errors.push(...validate(s.items as Schema, item, `${path}[${i}]`)))
+    const prefix = (s.prefixItems ?? []) as Schema[]
+    prefix.forEach((item, i) => i < value.length && errors.push(...validate(item, value[i], `${path}[${i}]`, root)))
+    if (s.items !== undefined) value.forEach((item, i) => i >= prefix.length && errors.push(...validate(s.items as Schema, item, `${path}[${i}]`, root)))
+    if (typeof s.maxItems === 'number' && value.length > s.maxItems) errors.push(`${path}: more than ${s.maxItems} items`)
     if (typeof s.minItems === 'number' && value.length < s.minItems) errors.push(`${path}: fewer than ${s.minItems} items`)
   }
   if (typeOf(value) === 'object') {
@@ -51,17 +62,17 @@ export function validate(schema: Schema, value: unknown, path = '$'): string[] {
     const properties = (s.properties ?? {}) as Record<string, Schema>
     for (const key of (s.required ?? []) as string[]) if (!(key in object)) errors.push(`${path}.${key}: required`)
     for (const [key, item] of Object.entries(object)) {
-      if (key in properties) errors.push(...validate(properties[key] as Schema, item, `${path}.${key}`))
-      else if (s.additionalProperties !== undefined) errors.push(...validate(s.additionalProperties as Schema, item, `${path}.${key}`))
-      if (s.propertyNames !== undefined) errors.push(...validate(s.propertyNames as Schema, key, `${path}{${key}}`))
+      if (key in properties) errors.push(...validate(properties[key] as Schema, item, `${path}.${key}`, root))
+      else if (s.additionalProperties !== undefined) errors.push(...validate(s.additionalProperties as Schema, item, `${path}.${key}`, root))
+      if (s.propertyNames !== undefined) errors.push(...validate(s.propertyNames as Schema, key, `${path}{${key}}`, root))
     }
   }
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = s[key] as Schema[] | undefined
     if (!options) continue
-    const passing = options.filter((option) => validate(option, value, path).length === 0).length
+    const passing = options.filter((option) => validate(option, value, path, root).length === 0).length
     if (key === 'anyOf' ? passing === 0 : passing !== 1) errors.push(`${path}: matches ${passing} of the ${key} options`)
   }
-  for (const option of (s.allOf ?? []) as Schema[]) errors.push(...validate(option, value, path))
+  for (const option of (s.allOf ?? []) as Schema[]) errors.push(...validate(option, value, path, root))
   return errors
 }

@@ -89,6 +89,46 @@ describe('verify schema config', () => {
     expect(valid({ extends: 42, checks: {} })).not.toEqual([])
   })
 
+  it('a check takes exactly one kind; an override of an inherited check may take none, never two', () => {
+    expect(valid({ checks: { a: { name: 'no kind' } } })).not.toEqual([])
+    expect(valid({ checks: { a: { command: 'x', manual: 'and a person' } } })).not.toEqual([])
+    expect(valid({ checks: { a: { manual: false } } })).not.toEqual([])
+    expect(valid({ checks: { a: { command: 'x', manual: false }, b: { manual: true }, c: { manual: 'read it' } } })).toEqual([])
+    // Over layers, in a protocol that extends another, and in $env: fields over an inherited check.
+    expect(valid({ extends: ['./base.json'], checks: { test: { timeout: '20m' } } })).toEqual([])
+    expect(valid({ protocols: { default: { checks: { t: 'x' } }, deploy: { extends: 'default', checks: { t: { timeout: '20m' } } } } })).toEqual([])
+    expect(valid({ checks: { t: 'x' }, $env: { ci: { checks: { t: { timeout: '20m' } } } } })).toEqual([])
+    expect(valid({ extends: ['./base.json'], checks: { test: { command: 'x', manual: 'y' } } })).not.toEqual([])
+    expect(valid({ protocols: { default: { checks: { t: { timeout: '1m' } } } } })).not.toEqual([])
+  })
+
+  it('rejects what only a TypeScript config can hold: functions and RegExps', () => {
+    expect(valid({ checks: { a: { run: 'node smoke.mjs' } } })).not.toEqual([])
+    expect(valid({ checks: { a: { command: 'x', expect: { output: { source: 'ok' } } } } })).not.toEqual([])
+    expect(valid({ redact: [{ source: 'tok_.*' }], checks: { a: 'x' } })).not.toEqual([])
+    expect(valid({ redact: ['tok_'], checks: { a: { command: 'x', expect: { output: 'ok', notOutput: 'FAIL' } } } })).toEqual([])
+  })
+
+  it('check ids are kebab-case or snake_case', () => {
+    expect(valid({ checks: { 'Bad Id!': 'x' } })).not.toEqual([])
+    expect(valid({ protocols: { default: { checks: { camelCase: 'x' } } } })).not.toEqual([])
+    expect(valid({ checks: { 'unit-tests': 'x', type_check: 'y', e2e: 'z' } })).toEqual([])
+  })
+
+  it('tests read exactly one report', () => {
+    expect(valid({ checks: { t: { command: 'x', tests: { junit: 'a.xml', vitestJson: 'b.json' } } } })).not.toEqual([])
+    expect(valid({ checks: { t: { command: 'x', tests: { min: 3 } } } })).not.toEqual([])
+    expect(valid({ checks: { t: { command: 'x', tests: { vitestJson: 'b.json', min: 3 } } } })).toEqual([])
+  })
+
+  it('$env blocks (and $development, $production, $test) hold what the file holds', () => {
+    expect(valid({ checks: { a: 'x' }, $env: { ci: { bogus: 1 } } })).not.toEqual([])
+    expect(valid({ checks: { a: 'x' }, $env: { ci: { timeout: 'soon' } } })).not.toEqual([])
+    expect(valid({ checks: { a: 'x' }, $production: { checks: { 'Bad Id': 'y' } } })).not.toEqual([])
+    expect(valid({ checks: { a: 'x' }, $env: { ci: { failFast: true, checks: { a: { retries: 2 }, b: 'y' } } }, $test: { timeout: '1m' } })).toEqual([])
+    expect(valid({ protocols: { default: { checks: { a: 'x' } } }, $env: { ci: { protocols: { default: { checks: { a: { retries: 1 } } } } } } })).toEqual([])
+  })
+
   it('describes durations, and the parts only TypeScript configs can hold', () => {
     const text = JSON.stringify(configSchema)
     expect(text).toContain('A duration: milliseconds, or a string like')

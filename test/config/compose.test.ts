@@ -108,7 +108,7 @@ describe('mergeLayers: problems', () => {
 })
 
 describe('mergeLayers: defineConfig layers', () => {
-  it('protocols merge by name; a single-protocol layer is the protocol of its name, "default" by default', () => {
+  it('protocols merge by name; a single-protocol layer merges into "default"', () => {
     const merged = mergeLayers(
       layers(
         { timeout: '1m', checks: { build: 'make', lint: 'eslint' } },
@@ -133,6 +133,26 @@ describe('mergeLayers: defineConfig layers', () => {
     const { protocol } = resolved(layers({ protocols: { default: { checks: { build: 'make' } }, release: { checks: { tag: 'git tag' } } } }, { checks: { test: 'vitest' } }))
     expect(protocol.checks.map((c) => c.id)).toEqual(['build', 'test'])
     expect(resolved(layers({ protocols: { default: { checks: { build: 'make' } }, release: { checks: { tag: 'x' } } } }, { checks: { test: 'y' } }), 'release').protocol.checks.map((c) => c.id)).toEqual(['tag'])
+  })
+})
+
+describe('a named single-protocol preset under a defineConfig', () => {
+  const preset = { name: 'acme', description: 'ACME gate', strictMode: true, checks: { audit: 'npm audit' } }
+  const project = { protocols: { default: { checks: { build: 'make' } }, release: { extends: 'default', checks: { tag: 'git tag' } } } }
+
+  it('merges into "default" (its name is not a protocol of its own), so no check is dropped', () => {
+    const merged = mergeLayers(layers(preset, project))
+    expect(Object.keys(merged.protocols)).toEqual(['default', 'release'])
+    const { protocol } = resolved(layers(preset, project))
+    expect(protocol).toMatchObject({ name: 'default', strictMode: true, description: 'ACME gate' })
+    expect(protocol.checks.map((c) => c.id)).toEqual(['audit', 'build'])
+    expect(resolved(layers(preset, project), 'release').protocol.checks.map((c) => c.id)).toEqual(['audit', 'build', 'tag'])
+  })
+
+  it("the project's own single protocol over a defineConfig preset fills the preset's default", () => {
+    const { protocol } = resolved(layers({ protocols: { default: { checks: { build: 'make' } } } }, { name: 'pre-merge', checks: { test: 'vitest' } }))
+    expect(protocol.name).toBe('default')
+    expect(protocol.checks.map((c) => c.id)).toEqual(['build', 'test'])
   })
 })
 

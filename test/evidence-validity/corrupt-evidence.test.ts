@@ -77,29 +77,28 @@ const garbage: [what: string, checks: unknown[]][] = [
 ]
 
 describe.concurrent('verify check on an evidence file with garbage entries', { timeout: 90_000 }, () => {
-  it.each(garbage)('%s: the check has no evidence (exit 3), and nothing crashes', async (what, checks) => {
+  // The file is checked against the evidence schema as it is read: garbage inside is refused as a whole, in one line.
+  it.each(garbage)('%s: the file is refused (exit 3) in one line, and nothing crashes', async (what, checks) => {
     const file = p.path(`.verify/${what.replace(/\W+/g, '-')}/evidence.json`)
     mkdirSync(p.path(`.verify/${what.replace(/\W+/g, '-')}`), { recursive: true })
     writeFileSync(file, JSON.stringify({ ...valid, checks }))
     const result = await p.verify('check', ['--evidence', file, '--json'])
     expect(result.code, diagnose(result)).toBe(3)
     expect(result.stderr).toBe('')
-    const judged = JSON.parse(result.stdout)
-    expect(judged.verdict).toBe('incomplete')
-    expect(judged.checks).toEqual([expect.objectContaining({ id: 'ok', valid: false, status: 'pending' })])
+    expect(JSON.parse(result.stdout)).toEqual({ verdict: 'incomplete', reason: expect.stringMatching(/is not a valid evidence file \(checks/) })
     expect(result.stdout).not.toMatch(STACK_LINE)
   })
 
-  it('a damaged workspace or signature block is judged, not crashed on', async () => {
+  it('a damaged workspace or signature block is refused, not crashed on', async () => {
     const file = p.path('.verify/damaged-blocks/evidence.json')
     mkdirSync(p.path('.verify/damaged-blocks'), { recursive: true })
     writeFileSync(file, JSON.stringify({ ...valid, workspace: 'nowhere', protocol: null, signature: 'forged' }))
     const result = await p.verify('check', ['--evidence', file, '--require-signature'], { env: { VERIFY_SIGNING_KEY: 'some-signing-key' } })
     expect(result.stderr).toBe('')
     expect(result.stdout).not.toMatch(STACK_LINE)
-    // A signature block that is not one is unsigned evidence: rejected under --require-signature.
-    expect(result.code, diagnose(result)).toBe(1)
-    expect(result.stdout).toMatch(/not signed/)
+    // Not an evidence file at all: nothing in it counts, signed or not.
+    expect(result.code, diagnose(result)).toBe(3)
+    expect(result.stdout).toMatch(/is not a valid evidence file/)
   })
 })
 

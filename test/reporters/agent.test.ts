@@ -2,9 +2,11 @@
 import { describe, expect, test } from 'vitest'
 import { createAgentReporter, renderAgentDigest } from '../../src/reporters/agent.js'
 import { excerpt } from '../../src/reporters/excerpt.js'
+import { combineReporters } from '../../src/reporters/index.js'
+import { createReporters } from '../../src/reporters/select.js'
 import { CWD, lines, outcome, recorder, replay, result } from './helpers.js'
 
-const digest = (...args: Parameters<typeof outcome>) => renderAgentDigest(outcome(...args), CWD)
+const digest = (...args: Parameters<typeof outcome>) => renderAgentDigest(outcome(...args), { cwd: CWD })
 
 describe('agent digest', () => {
   test('a failing check with 10,000 lines of output: short, verdict first, then the error lines, then the tail', () => {
@@ -30,7 +32,7 @@ describe('agent digest', () => {
     expect(shown.at(-1)).toBe('  progress 10000 ok')
     for (const line of out) expect([...line].length).toBeLessThanOrEqual(310)
     expect(text).toContain('(10000 lines in all; full log: .verify/logs/test.log)')
-    expect(out.slice(-3)).toEqual(['Next:', '  fix the failures above, then: npx verify run --only test', 'Evidence: .verify/evidence.json'])
+    expect(out.slice(-3)).toEqual(['Next:', '  fix the failures above, then: npx verify run --reuse', 'Evidence: .verify/evidence.json'])
   })
 
   test('short output is shown whole, in order, without control characters', () => {
@@ -50,7 +52,7 @@ describe('agent digest', () => {
     expect(text).toContain('✗ gone — error: the shell could not find the command (exit code 127)')
     expect(text).toContain('  exit code 127, 1.23s')
     expect(text).toContain('  signal SIGKILL, 1.23s')
-    expect(text).toContain('npx verify run --only slow,gone,killed')
+    expect(text).toContain('  fix the failures above, then: npx verify run --reuse\n')
   })
 
   test('manual checks: the approve command; skipped ones are re-run; a named protocol is in the command', () => {
@@ -64,8 +66,36 @@ describe('agent digest', () => {
     )
     expect(text).toContain('↓ test — skipped: its dependency "build" did not pass (failed)')
     expect(text).toContain('? review — pending manual: A reviewer read it')
-    expect(text).toContain('  fix the failures above, then: npx verify run release --only build,test\n')
-    expect(text).toContain('  ask a person to approve: npx verify approve review --by <name>\n')
+    expect(text).toContain('  fix the failures above, then: npx verify run release --reuse\n')
+    expect(text).toContain('  ask a person to approve: npx verify approve review --by <name> --protocol release\n')
+  })
+
+  test('Next is the run’s own command: its protocol, config, folder and evidence, then --reuse', async () => {
+    const invocation = 'npx verify run deploy --config sub/verify.config.ts --evidence out/evidence.json'
+    const run = outcome([result('build', 'failed'), result('test', 'skipped'), result('review', 'pending_manual')], { name: 'deploy' })
+    const { options, out } = recorder({ invocation })
+    await replay(createAgentReporter(options), run)
+    expect(out.text).toContain(
+      [
+        'Next:',
+        `  fix the failures above, then: ${invocation} --reuse`,
+        '  ask a person to approve: npx verify approve review --by <name> --protocol deploy --config sub/verify.config.ts --evidence out/evidence.json',
+        '',
+      ].join('\n'),
+    )
+  })
+
+  test('incomplete with no check to point at: the run’s own command again', () => {
+    const text = renderAgentDigest(outcome([]), { cwd: CWD, invocation: 'pnpm verify run --cwd packages/app' })
+    expect(text).toContain('Next:\n  pnpm verify run --cwd packages/app\n')
+  })
+
+  test('the CLI’s invocation reaches the digest through createReporters', async () => {
+    let text = ''
+    const io = { stdout: (t: string) => void (text += t), stderr: () => {}, env: {}, cwd: CWD, isTTY: false }
+    const reporters = await createReporters(['agent'], io, false, undefined, { invocation: 'npx verify run --cwd sub' })
+    await replay(combineReporters(reporters), outcome([result('build', 'failed')]))
+    expect(text).toContain('  fix the failures above, then: npx verify run --cwd sub --reuse\n')
   })
 
   test('200 failing checks: a bounded digest', () => {

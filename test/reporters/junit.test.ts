@@ -113,7 +113,9 @@ describe('junit: output cannot break the XML', () => {
     expect(body).toContain('control:  done')
     expect(body).toContain('surrogates:  lone high,  lone low, 😀 pair')
     expect(body).toContain('non-characters:   end')
-    expect(body).toContain('tab\tand carriage\rreturn')
+    // A carriage return rewrote the line (a progress bar): the body shows what a terminal would end with.
+    expect(body).toContain('\nreturn')
+    expect(body).not.toContain('carriage')
   })
 
   test('escaping helpers: text and attributes', () => {

@@ -1,11 +1,18 @@
 // The terminal reporters: `default` (a live task list only where a person watches a terminal) and `verbose`
 // (every output line prefixed with its check's id).
 import { describe, expect, test, vi } from 'vitest'
+import type { CliIO } from '../../src/cli/io.js'
 import { stripAnsi } from '../../src/runner/ansi.js'
 import { createDefaultReporter } from '../../src/reporters/default.js'
+import { combineReporters } from '../../src/reporters/index.js'
+import { createReporters } from '../../src/reporters/select.js'
+import { STATUS_EMOJI, statusGlyph, statusIcon, statusText } from '../../src/reporters/status.js'
+import type { Reporter } from '../../src/reporters/types.js'
 import { createVerboseReporter } from '../../src/reporters/verbose.js'
-import type { ResolvedCheck } from '../../src/types.js'
+import { fitWidth } from '../../src/reporters/width.js'
+import type { CheckStatus, ResolvedCheck } from '../../src/types.js'
 import { outcome, recorder, replay, result } from './helpers.js'
+import pc from 'picocolors'
 
 const ESC = '\x1b'
 // Cursor up / erase / hide / show: what a live redraw uses.
@@ -63,6 +70,114 @@ describe('default reporter', () => {
     } finally {
       vi.useRealTimers()
     }
+  })
+})
+
+const wide = () =>
+  outcome([
+    result('build', 'passed'),
+    result('unit-tests', 'failed', { reason: `exit code 1: ${'a long reason that will not fit '.repeat(20)}` }),
+    result('a-check-with-a-rather-long-identifier', 'timed_out', { reason: 'timed out after 10s' }),
+  ])
+
+// The physical lines the live list drew: every frame, without the cursor movement that starts a redraw.
+const drawnLines = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.replace(/^\x1b\[\d+A\x1b\[0J/, '').replace('\x1b[?25l', '').replace('\x1b[?25h', ''))
+    .filter((line) => line !== '' && !line.includes('Verdict'))
+
+describe('default reporter: the live list', () => {
+  test('each row is cut to the terminal width, colours whole: a redraw moves up exactly what it drew', async () => {
+    vi.useFakeTimers()
+    try {
+      const { options, out } = recorder({ isTTY: true, color: true, columns: 40 })
+      const o = wide()
+      const reporter = createDefaultReporter(options)
+      await reporter.onRunStart?.(o.checklist)
+      for (const [i, r] of o.checklist.results.entries()) reporter.onCheckEnd?.(o.checklist.protocol.checks[i] as ResolvedCheck, r)
+      const frames = out.text.split(/\x1b\[\?25l/)[1] as string
+      for (const line of drawnLines(frames)) {
+        expect([...stripAnsi(line)].length, JSON.stringify(line)).toBeLessThanOrEqual(39)
+        // Only whole SGR sequences: none cut in half.
+        expect(line.replace(/\x1b\[[0-9;]*m/g, '')).not.toContain('\x1b')
+      }
+      expect(frames).toContain('unit-tests')
+      expect(frames).toMatch(/…/)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  test('without a known width, rows fit 80 columns', async () => {
+    vi.useFakeTimers()
+    try {
+      const { options, out } = recorder({ isTTY: true })
+      await replay(createDefaultReporter(options), wide())
+      const lines = drawnLines(out.text.slice(out.text.indexOf('\x1b[?25l'), out.text.lastIndexOf('\x1b[?25h')))
+      expect(Math.max(...lines.map((l) => [...l].length))).toBe(79)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  test('the CLI IO’s width reaches the live list', async () => {
+    vi.useFakeTimers()
+    try {
+      let text = ''
+      const io = { stdout: (t: string) => void (text += t), stderr: () => {}, env: {}, cwd: '/project', isTTY: true, columns: 30 } as CliIO
+      await replay(combineReporters(await createReporters(['default'], io, false)), wide())
+      const lines = drawnLines(text.slice(text.indexOf('\x1b[?25l'), text.lastIndexOf('\x1b[?25h')))
+      expect(Math.max(...lines.map((l) => [...l].length))).toBe(29)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  test('once every check has ended the list stops redrawing, so a question asked then stays on screen', async () => {
+    vi.useFakeTimers()
+    try {
+      const { options, out } = recorder({ isTTY: true })
+      const o = run()
+      const reporter: Reporter = createDefaultReporter(options)
+      await reporter.onRunStart?.(o.checklist)
+      for (const [i, r] of o.checklist.results.entries()) {
+        const c = o.checklist.protocol.checks[i] as ResolvedCheck
+        reporter.onCheckStart?.(c, r)
+        reporter.onCheckEnd?.(c, r)
+      }
+      expect(out.text.endsWith('3/3 done\n\x1b[?25h')).toBe(true)
+      const afterChecks = out.text
+      vi.advanceTimersByTime(2000)
+      expect(out.text).toBe(afterChecks)
+      await reporter.onRunEnd?.(o)
+      const end = out.text.slice(afterChecks.length)
+      // The summary, no second last frame.
+      expect(end).not.toMatch(CURSOR)
+      expect(end).toContain('Verdict REJECTED')
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  test('fitWidth never cuts an escape sequence or a wide character in half', () => {
+    const red = `\x1b[31m${'x'.repeat(50)}\x1b[39m`
+    expect(fitWidth(red, 10)).toBe(`\x1b[31m${'x'.repeat(9)}…\x1b[0m`)
+    expect(fitWidth('日本語のテキスト', 5)).toBe('日本…')
+    expect(fitWidth('short', 10)).toBe('short')
+  })
+})
+
+describe('statuses read the same in every reporter', () => {
+  const all: CheckStatus[] = ['pending', 'running', 'passed', 'failed', 'timed_out', 'error', 'skipped', 'cancelled', 'pending_manual', 'stale']
+  test('words without underscores, a glyph and an emoji for each; colour only when on', () => {
+    expect(all.map(statusText)).toEqual(['pending', 'running', 'passed', 'failed', 'timed out', 'error', 'skipped', 'cancelled', 'pending manual', 'stale'])
+    for (const status of all) {
+      expect(statusGlyph(status)).toHaveLength(1)
+      expect(STATUS_EMOJI[status]).toBeTruthy()
+      expect(statusIcon(status, pc.createColors(false))).toBe(statusGlyph(status))
+    }
+    expect(statusIcon('failed', pc.createColors(true))).toBe('\x1b[31m✗\x1b[39m')
   })
 })
 

@@ -1,0 +1,98 @@
+// A check's output is untrusted text. Before a line of it reaches a terminal or a CI log it becomes what a terminal
+// would end up showing, without control characters, and never a line the GitHub Actions runner would execute.
+import { stripAnsi } from '../runner/ansi.js'
+
+// C0 controls other than tab, DEL and C1 controls.
+const CONTROL = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F]/g
+// Characters that ICU string comparison skips, as the runner's culture-sensitive IndexOf/StartsWith do: controls,
+// format characters (zero-width space, joiners, bidi marks, BOM, tags), variation selectors.
+const INVISIBLE = /[\u007F-\u009F\p{Cf}\u034F\u180B-\u180D\u180F\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu
+const IGNORABLE = new RegExp(`[\\u0000-\\u0008\\u000A-\\u001F]|${INVISIBLE.source}`, 'gu')
+const SGR = /(\x1b\[[0-9;:]*m)/
+const SGR_ALL = /\x1b\[[0-9;:]*m/g
+
+/**
+ * What a terminal shows of a line that carriage returns rewrote (a progress bar): the text after the last one that
+ * something follows (`50%\r100%` is `100%`, `done\r` is `done`).
+ */
+export function afterLastCR(line: string): string {
+  const end = line.replace(/\r+$/, '')
+  return end.slice(end.lastIndexOf('\r') + 1)
+}
+
+/** One line of output as plain text: after its last carriage return, without escape sequences or control characters. */
+export function plainLine(line: string): string {
+  return afterLastCR(stripAnsi(line)).replace(CONTROL, '')
+}
+
+/** The same, keeping colours: SGR sequences stay, cursor movement, erasing, titles and other sequences go. */
+export function colorLine(line: string): string {
+  const kept = line
+    .split(SGR)
+    .map((part, i) => (i % 2 === 1 ? part : stripAnsi(part)))
+    .join('')
+  // The text after the last carriage return that something visible follows; the colours set around it still apply.
+  const segments = kept.split('\r')
+  let last = segments.length - 1
+  while (last > 0 && (segments[last] as string).replace(SGR_ALL, '') === '') last--
+  const colours = (from: string[]) => from.join('').match(SGR_ALL)?.join('') ?? ''
+  const shown = `${colours(segments.slice(0, last))}${segments[last] ?? ''}${colours(segments.slice(last + 1))}`
+  return shown
+    .split(SGR)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(CONTROL, '')))
+    .join('')
+}
+
+/** The first line of a message (a check's reason), as plain text. */
+export function firstLine(text: string): string {
+  return plainLine(text.split('\n')[0] ?? '')
+}
+
+/**
+ * The line, unless the GitHub Actions runner could take it for a workflow command: the runner reads a command
+ * from `::name::` at the start of a line (after whitespace) and from `##[name]` anywhere in it, skipping invisible
+ * characters as it compares. Such a line is shown as plain text with `##[` spaced out (`## [`) and a leading `::`
+ * split (`: :`), so it reads the same and does nothing.
+ */
+export function guardCommand(line: string): string {
+  const seen = line.replace(IGNORABLE, '')
+  if (!seen.includes('##[') && !seen.trimStart().startsWith('::')) return line
+  return stripAnsi(line)
+    .replace(IGNORABLE, '')
+    .replaceAll('##[', '## [')
+    .replace(/^(\s*):(?=:)/, '$1: ')
+}
+
+/**
+ * Text for a log: each line after its last carriage return (the runner splits lines at CR as well as LF) and through
+ * guardCommand. Colours and verify's own layout are kept.
+ */
+export function guardText(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => guardCommand(afterLastCR(line)))
+    .join('\n')
+}
+
+const unicodeEscape = (ch: string) =>
+  Array.from({ length: ch.length }, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')
+
+/**
+ * JSON (as JSON.stringify writes it) that the runner cannot read a command from, and that parses to the same value:
+ * invisible characters and the `[` of `##[` — only ever inside strings — become `\u` escapes.
+ */
+export function guardJson(json: string): string {
+  return json.replace(INVISIBLE, unicodeEscape).replaceAll('##[', '##\\u005b')
+}
+
+/**
+ * Escaped XML text that the runner cannot read a command from, and that parses to the same text: invisible characters,
+ * carriage returns, the `[` of `##[` and a colon that starts a line become character references.
+ */
+export function guardXml(xml: string): string {
+  return xml
+    .replace(INVISIBLE, (ch) => `&#x${(ch.codePointAt(0) as number).toString(16)};`)
+    .replaceAll('\r', '&#13;')
+    .replaceAll('##[', '##&#91;')
+    .replace(/^([^\S\n]*):/gm, '$1&#58;')
+}

@@ -1,0 +1,70 @@
+// How check statuses and verdicts read in every reporter: the words, the glyphs, the emoji and the colours.
+import type pc from 'picocolors'
+import type { CheckStatus, Verdict } from '../types.js'
+
+type Colors = ReturnType<typeof pc.createColors>
+
+/** Statuses that make the verdict `rejected` when the check is required. */
+export const FAILING: ReadonlySet<CheckStatus> = new Set(['failed', 'timed_out', 'error'])
+
+/** The status in words: `timed out`, `pending manual`, …. */
+export function statusText(status: CheckStatus): string {
+  return status.replaceAll('_', ' ')
+}
+
+const GLYPH: Record<CheckStatus, string> = {
+  passed: '✓',
+  failed: '✗',
+  error: '✗',
+  timed_out: '⏱',
+  pending_manual: '?',
+  stale: '?',
+  skipped: '↓',
+  cancelled: '↓',
+  pending: '·',
+  running: '·',
+}
+
+const TONE: Record<CheckStatus, 'green' | 'red' | 'yellow' | 'dim'> = {
+  passed: 'green',
+  failed: 'red',
+  error: 'red',
+  timed_out: 'red',
+  pending_manual: 'yellow',
+  stale: 'yellow',
+  skipped: 'dim',
+  cancelled: 'dim',
+  pending: 'dim',
+  running: 'dim',
+}
+
+/** One character for the status, for plain text. */
+export function statusGlyph(status: CheckStatus): string {
+  return GLYPH[status]
+}
+
+/** The status's glyph in its colour, for a terminal. */
+export function statusIcon(status: CheckStatus, colors: Colors): string {
+  return colors[TONE[status]](GLYPH[status])
+}
+
+/** The status as an emoji, for markdown. */
+export const STATUS_EMOJI: Record<CheckStatus, string> = {
+  passed: '✅',
+  failed: '❌',
+  timed_out: '⏱️',
+  error: '💥',
+  cancelled: '⏹️',
+  skipped: '⏭️',
+  pending_manual: '✋',
+  stale: '🕰️',
+  pending: '⏳',
+  running: '⏳',
+}
+
+/** The verdict in capitals, bold, green when approved, red when rejected, yellow when incomplete. */
+export function verdictLine(verdict: Verdict, colors: Colors): string {
+  const text = verdict.toUpperCase()
+  const tone = verdict === 'approved' ? colors.green : verdict === 'rejected' ? colors.red : colors.yellow
+  return colors.bold(tone(text))
+}
