@@ -18,6 +18,23 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   schema: { run: async (argv, io) => (await import('./schema.js')).schemaCommand(argv, io), help: SCHEMA_HELP },
 }
 
+// Flags that take a value: the word after them is that value, never a command.
+const VALUE_FLAGS = new Set(['--only', '--skip', '--concurrency', '--timeout', '--max-age', '--reporter', '--evidence', '--config', '--cwd', '--shard', '--by', '--note', '--protocol'])
+
+/** Where the command is: the first word that is not a flag or a flag's value (`verify --no-color check` works). */
+function commandIndex(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string
+    if (word === '--') return -1
+    if (word.startsWith('-')) {
+      if (VALUE_FLAGS.has(word)) i++
+      continue
+    }
+    return Object.hasOwn(COMMANDS, word) ? i : -1
+  }
+  return -1
+}
+
 /** Formats an error for people: what went wrong and every problem found, never a stack trace. */
 export function formatError(error: unknown): string {
   if (error instanceof VerifyConfigError) {
@@ -31,7 +48,7 @@ export function formatError(error: unknown): string {
 
 /** Runs the CLI with the given arguments and returns the exit code. Never exits the process itself. */
 export async function cli(argv: string[], io: CliIO = processIO()): Promise<number> {
-  const [first, ...rest] = argv
+  const [first] = argv
   if (first === '--version' || first === '-v') {
     io.stdout(`${TOOL.version}\n`)
     return ExitCode.approved
@@ -40,9 +57,9 @@ export async function cli(argv: string[], io: CliIO = processIO()): Promise<numb
     io.stdout(HELP)
     return ExitCode.approved
   }
-  const named = first !== undefined && Object.hasOwn(COMMANDS, first)
-  const command = COMMANDS[named ? (first as string) : 'run'] as (typeof COMMANDS)[string]
-  const args = named ? rest : argv
+  const at = commandIndex(argv)
+  const command = COMMANDS[at >= 0 ? (argv[at] as string) : 'run'] as (typeof COMMANDS)[string]
+  const args = at >= 0 ? argv.filter((_, i) => i !== at) : argv
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout(command.help)
     return ExitCode.approved

@@ -220,6 +220,18 @@ describe.concurrent('informational flags', () => {
     expect(result.stderr).toBe('')
   })
 
+  test('a command after flags is still the command (`verify --no-color check`), and a flag value is never one', async () => {
+    const box = sandbox()
+    // sandbox.run appends --evidence <tmp> --no-color: nothing is recorded there, so `check` answers incomplete.
+    const check = await box.run(['--cwd', fixture('manual'), 'check'])
+    expect(check.code, diagnose(check)).toBe(3)
+    expect(check.stdout).toContain('no evidence at')
+    // `--cwd check`: "check" is the folder, so this is a run (of a folder that does not exist), not the command.
+    const run = await box.run(['--cwd', 'check'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(/check is not a folder/)
+  })
+
   test('verify run --help exits 0 without running anything', async () => {
     const box = sandbox()
     const result = await box.run(['run', '--help', '--cwd', fixture('manual')])
