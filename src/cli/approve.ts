@@ -78,7 +78,14 @@ export async function approveCommand(argv: string[], io: CliIO): Promise<number>
   if (stored.ok && stored.file.protocol?.name === protocol.name) {
     const approvals = trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
     const judged = await judgeStoredEvidence(protocol, stored.file, workspace, { maxAgeMs: protocol.maxAgeMs, approvals })
-    const checks = protocol.checks.map((c) => judged.get(c.id)?.result).filter((r): r is CheckResult => r !== undefined)
+    // A check with no evidence keeps what the run recorded (skipped, cancelled…): `pending` is never written.
+    const recorded = new Map(stored.file.checks.map((r) => [r.id, r]))
+    const checks = protocol.checks.flatMap((c): CheckResult[] => {
+      const result = judged.get(c.id)?.result
+      if (!result) return []
+      if (result.status !== 'pending') return [result]
+      return [recorded.get(c.id) ?? { ...result, status: 'skipped', reason: 'no evidence recorded' }]
+    })
     await saveEvidence(context, { ...stored.file, checks, summary: summarize(checks, protocol.strictMode) })
   }
   io.stdout(

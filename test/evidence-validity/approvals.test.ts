@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { cli } from '../../src/cli/main.js'
 import type { CliIO } from '../../src/cli/io.js'
 import { BIN, cleanup, diagnose, STACK_LINE } from '../e2e/helpers.js'
+import { evidenceFileSchema } from '../../src/evidence/schema.js'
 import { checkLine, project, removeProjects, type Project } from './helpers.js'
 
 afterAll(async () => {
@@ -33,6 +34,20 @@ async function approved(): Promise<Project> {
 }
 
 describe.concurrent('verify approve', { timeout: 90_000 }, () => {
+  it('keeps the evidence file valid when other checks have no evidence (skipped after a failed dependency)', async () => {
+    const p = project('validity-manual')
+    p.write('verify.config.ts', `export default { checks: { a: 'false', b: { command: 'true', dependsOn: ['a'] }, review: { manual: 'look' } } }\n`)
+    expect((await p.verify('run')).code).toBe(1)
+    const approve = await p.verify('approve', ['review', '--by', 'Ann'])
+    expect(approve.code, diagnose(approve)).toBe(0)
+    expect(evidenceFileSchema.safeParse(JSON.parse(readFileSync(p.evidencePath, 'utf8'))).success).toBe(true)
+    expect(p.check('b').status).toBe('skipped')
+    expect(p.check('review').status).toBe('passed')
+    // The file is still readable evidence: a recorded failure bound to this code rejects.
+    const check = await p.verify('check')
+    expect(check.code, diagnose(check)).toBe(1)
+  })
+
   it('records who approved, the note, and what the approval is bound to; `verify check` then approves', async () => {
     const p = await approved()
     const stored = JSON.parse(readFileSync(p.approvalsPath, 'utf8'))
