@@ -6,22 +6,11 @@ import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadVerifyConfig, type LoadedConfig, type LoadOptions } from '../../src/config/load.js'
+import type { LoadedConfig } from '../../src/config/load.js'
 import { VerifyConfigError } from '../../src/errors.js'
 import { fixture, ROOT } from '../e2e/helpers.js'
+import { configError, ENV, load } from './load-helpers.js'
 
-const ENV = { PATH: process.env.PATH }
-const load = (options: LoadOptions) => loadVerifyConfig({ env: ENV, ...options })
-
-async function configError(options: LoadOptions): Promise<VerifyConfigError> {
-  try {
-    await load(options)
-  } catch (error) {
-    expect(error).toBeInstanceOf(VerifyConfigError)
-    return error as VerifyConfigError
-  }
-  throw new Error('expected a VerifyConfigError, the config loaded')
-}
 
 const ids = (loaded: LoadedConfig) => loaded.protocol.checks.map((c) => c.id)
 const check = (loaded: LoadedConfig, id: string) => loaded.protocol.checks.find((c) => c.id === id)
@@ -230,7 +219,7 @@ describe('more composition', () => {
       'preset.mjs': `export default ({ rootDir, env }) => ({ checks: { where: { command: 'true', name: rootDir + '|' + env.MARK } } })`,
       'verify.config.mjs': `export default (ctx) => ({ extends: ['./preset.mjs'], checks: { own: { command: 'true', name: ctx.rootDir } } })`,
     })
-    const loaded = await loadVerifyConfig({ cwd: dir, env: { ...ENV, MARK: 'm' } })
+    const loaded = await load({ cwd: dir, env: { ...ENV, MARK: 'm' } })
     expect(check(loaded, 'where')?.name).toBe(`${dir}|m`)
     expect(check(loaded, 'own')?.name).toBe(dir)
   })
@@ -245,20 +234,20 @@ describe('$env overrides (fixtures/compose-env)', () => {
   const cwd = fixture('compose-env')
 
   it('none apply without an environment name', async () => {
-    const loaded = await loadVerifyConfig({ cwd, env: ENV })
+    const loaded = await load({ cwd, env: ENV })
     expect(ids(loaded)).toEqual(['build', 'test', 'lint'])
     expect(loaded.protocol.failFast).toBe(false)
   })
 
   it('CI selects `ci`: merged by id in the project and in its layers', async () => {
-    const loaded = await loadVerifyConfig({ cwd, env: { ...ENV, CI: 'true' } })
+    const loaded = await load({ cwd, env: { ...ENV, CI: 'true' } })
     expect(loaded.protocol.failFast).toBe(true)
     expect(check(loaded, 'test')).toMatchObject({ timeoutMs: 1_200_000, command: 'node ../bin/exit.mjs 0 "tests ok"', dependsOn: ['build'] })
     expect(check(loaded, 'build')?.required).toBe(false)
   })
 
   it('VERIFY_ENV wins over CI and NODE_ENV; it can add and remove checks', async () => {
-    const loaded = await loadVerifyConfig({ cwd, env: { ...ENV, CI: 'true', NODE_ENV: 'production', VERIFY_ENV: 'staging' } })
+    const loaded = await load({ cwd, env: { ...ENV, CI: 'true', NODE_ENV: 'production', VERIFY_ENV: 'staging' } })
     expect(ids(loaded)).toEqual(['build', 'test', 'smoke'])
     expect(loaded.protocol.failFast).toBe(false)
   })
@@ -268,13 +257,13 @@ describe('$env overrides (fixtures/compose-env)', () => {
       'verify.config.mjs': `const preset = { checks: { a: { command: 'true', timeout: '1m' } }, $env: { ci: { checks: { a: { timeout: '9m' } } } } }
 export default { extends: [preset], checks: {} }`,
     })
-    expect(check(await loadVerifyConfig({ cwd: dir, env: { ...ENV, CI: '1' } }), 'a')).toMatchObject({ command: 'true', timeoutMs: 540_000 })
-    expect(check(await loadVerifyConfig({ cwd: dir, env: ENV }), 'a')?.timeoutMs).toBe(60_000)
+    expect(check(await load({ cwd: dir, env: { ...ENV, CI: '1' } }), 'a')).toMatchObject({ command: 'true', timeoutMs: 540_000 })
+    expect(check(await load({ cwd: dir, env: ENV }), 'a')?.timeoutMs).toBe(60_000)
   })
 
   it('NODE_ENV is the last resort', async () => {
     const dir = project('node-env', { 'verify.config.mjs': `export default { checks: { a: 'true' }, $env: { production: { strictMode: true } } }` })
-    expect((await loadVerifyConfig({ cwd: dir, env: { ...ENV, NODE_ENV: 'production' } })).protocol.strictMode).toBe(true)
+    expect((await load({ cwd: dir, env: { ...ENV, NODE_ENV: 'production' } })).protocol.strictMode).toBe(true)
   })
 })
 

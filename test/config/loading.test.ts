@@ -4,22 +4,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadVerifyConfig, type LoadOptions } from '../../src/config/load.js'
 import { VerifyConfigError } from '../../src/errors.js'
 import { cleanup, diagnose, runCli, STACK_LINE } from '../e2e/helpers.js'
+import { configError, load } from './load-helpers.js'
 
-const ENV = { PATH: process.env.PATH }
-const load = (options: LoadOptions) => loadVerifyConfig({ env: ENV, ...options })
-
-async function configError(options: LoadOptions): Promise<VerifyConfigError> {
-  try {
-    await load(options)
-  } catch (error) {
-    expect(error).toBeInstanceOf(VerifyConfigError)
-    return error as VerifyConfigError
-  }
-  throw new Error('expected a VerifyConfigError, the config loaded')
-}
 
 const tmp = mkdtempSync(join(tmpdir(), 'verify-loading-'))
 afterAll(async () => {
