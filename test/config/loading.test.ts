@@ -4,7 +4,6 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { VerifyConfigError } from '../../src/errors.js'
 import { cleanup, diagnose, runCli, STACK_LINE } from '../e2e/helpers.js'
 import { configError, load } from './load-helpers.js'
 
