@@ -2,6 +2,12 @@
 import { readFileSync } from 'node:fs'
 import { countJUnit } from '../dist/runner/test-report.js'
 
-const counts = countJUnit(readFileSync(process.argv[2] ?? '.verify/reports/ci-junit.xml', 'utf8'))
-console.log(`Tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`)
-process.exitCode = counts.failed > 0 || counts.passed === 0 ? 1 : 0
+const file = process.argv[2] ?? '.verify/reports/ci-junit.xml'
+try {
+  const counts = countJUnit(readFileSync(file, 'utf8'))
+  console.log(`Tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`)
+  process.exitCode = counts.failed > 0 || counts.passed === 0 ? 1 : 0
+} catch (error) {
+  console.log(`Tests: the report ${file} cannot be used: ${error instanceof Error ? error.message : String(error)}`)
+  process.exitCode = 1
+}

@@ -113,6 +113,23 @@ export interface TestCounts {
   skipped: number
 }
 
+/**
+ * One failing test as a report (or the runner's own output) names it. Anything that records evidence fills the same
+ * shape: `name` as the runner shows it (`suite > test`), `file` relative to the check's folder, `line` 1-based, and
+ * `message` the first line of the failure, each field only when known.
+ */
+export interface TestFailure {
+  name: string
+  file?: string
+  line?: number
+  message?: string
+}
+
+/** Counts parsed from a test report, and the first few failing tests (at most 10; `failed` counts them all). */
+export interface TestsRecord extends TestCounts {
+  failures?: TestFailure[]
+}
+
 export interface Evidence {
   type: string
   passed: boolean
@@ -127,7 +144,7 @@ export interface Evidence {
   checkDigest: string
   output: OutputRecord
   error: string | null
-  tests?: TestCounts
+  tests?: TestsRecord
   /** Runs it took: more than 1 when `retries` were used. */
   attempts?: number
   /** Passed only on a retry. */

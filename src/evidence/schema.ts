@@ -15,6 +15,14 @@ const outputSchema = z.looseObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 })
 
+/** A failing test named by the report (TestFailure in types.ts). */
+const testFailureSchema = z.looseObject({
+  name: z.string(),
+  file: z.string().optional(),
+  line: z.number().int().min(1).optional(),
+  message: z.string().optional(),
+})
+
 export const evidenceSchema = z.looseObject({
   type: z.string().min(1),
   passed: z.boolean(),
@@ -28,7 +36,14 @@ export const evidenceSchema = z.looseObject({
   checkDigest: sha256,
   output: outputSchema,
   error: z.string().nullable(),
-  tests: z.looseObject({ passed: z.number().int().min(0), failed: z.number().int().min(0), skipped: z.number().int().min(0) }).optional(),
+  tests: z
+    .looseObject({
+      passed: z.number().int().min(0),
+      failed: z.number().int().min(0),
+      skipped: z.number().int().min(0),
+      failures: z.array(testFailureSchema).optional(),
+    })
+    .optional(),
   attempts: z.number().int().min(1).optional(),
   flaky: z.boolean().optional(),
   reused: z.boolean().optional(),

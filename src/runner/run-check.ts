@@ -1,6 +1,6 @@
 // Runs one check of any kind and turns what happened into a CheckResult with its evidence.
 import { join } from 'node:path'
-import type { CheckResult, CheckStatus, Evidence, OutputRecord, ResolvedCheck } from '../types.js'
+import type { CheckResult, CheckStatus, Evidence, OutputRecord, ResolvedCheck, TestFailure, TestsRecord } from '../types.js'
 import { formatDuration } from '../duration.js'
 import { OutputCapture } from './capture.js'
 import { runFunctionCheck } from './function-check.js'
@@ -36,6 +36,22 @@ interface Attempt {
 function commandText(check: ResolvedCheck): string | null {
   if (check.command === undefined) return null
   return typeof check.command === 'string' ? check.command : check.command.map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ')
+}
+
+/** Test names and messages come from the report, not the captured output: masked the same way. */
+function maskFailures(tests: TestsRecord, transform: ((text: string) => string) | undefined): TestsRecord {
+  if (!transform || !tests.failures) return tests
+  const mask = (text: string | undefined) => (text === undefined ? undefined : transform(text))
+  return {
+    ...tests,
+    failures: tests.failures.map((f) => {
+      const masked: TestFailure = { name: transform(f.name) }
+      if (f.file !== undefined) masked.file = mask(f.file) as string
+      if (f.line !== undefined) masked.line = f.line
+      if (f.message !== undefined) masked.message = mask(f.message) as string
+      return masked
+    }),
+  }
 }
 
 /** Judges what a finished command or function produced. */
@@ -74,10 +90,12 @@ async function attemptOnce(check: ResolvedCheck, ctx: CheckRunContext, attempt: 
   const output = await capture.finish()
   let { status, reason } = judge(check, spawn, typeof check.command === 'string')
   let tests: Evidence['tests']
-  if (status === 'passed' && check.tests) {
+  // Read also when the command failed: the counts and the failing tests are what the user needs then.
+  if ((status === 'passed' || status === 'failed') && check.tests) {
     const report = await readTestReport(check.tests, check.cwd, startedAt)
-    tests = report.counts
-    if (!report.ok) ({ status, reason } = { status: 'failed', reason: report.reason })
+    tests = report.counts && maskFailures(report.counts, ctx.transform)
+    if (!report.ok && status === 'passed') ({ status, reason } = { status: 'failed', reason: report.reason })
+    else if (!report.ok && report.counts) reason = `${reason}; ${report.reason}`
   }
   const seen = capture.seen()
   const expected = check.expect?.output !== undefined ? seen.shift() : true

@@ -1,60 +1,62 @@
 // Test counts from the report a test command wrote during this run (SPEC §6.3): zero tests is not a pass.
+import { createReadStream } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import type { TestCounts, TestsSpec } from '../types.js'
+import { parseJestJson } from '../test-reports/jest-json.js'
+import { JUnitReader, UnreadableReportError, type ParsedReport } from '../test-reports/junit.js'
+import { projectPath } from '../test-reports/location.js'
+import type { TestsRecord, TestsSpec } from '../types.js'
 
-export type TestReportResult = { ok: true; counts: TestCounts } | { ok: false; reason: string; counts?: TestCounts }
+export { countJUnit, parseJUnit } from '../test-reports/junit.js'
+export { parseJestJson } from '../test-reports/jest-json.js'
 
-const MAX_REPORT_BYTES = 256 * 1024 * 1024
+/** `counts` whenever the report could be read, also when it fails the check. */
+export type TestReportResult = { ok: true; counts: TestsRecord } | { ok: false; reason: string; counts?: TestsRecord }
 
-/** Counts testcases in JUnit XML: a testcase with <failure> or <error> failed, with <skipped> was skipped. */
-export function countJUnit(xml: string): TestCounts {
-  const counts: TestCounts = { passed: 0, failed: 0, skipped: 0 }
-  const testcase = /<testcase\b[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g
-  for (const match of xml.matchAll(testcase)) {
-    const body = match[2] ?? ''
-    if (/<(failure|error)\b/.test(body)) counts.failed++
-    else if (/<skipped\b/.test(body)) counts.skipped++
-    else counts.passed++
-  }
-  return counts
+const MAX_JUNIT_BYTES = 256 * 1024 * 1024
+// JSON.parse holds the whole text and its objects in memory.
+const MAX_JSON_BYTES = 64 * 1024 * 1024
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+async function readJUnit(path: string): Promise<ParsedReport> {
+  const reader = new JUnitReader()
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1024 * 1024 })) reader.write(chunk as string)
+  return reader.close()
 }
 
-/** Counts from Vitest's (Jest-compatible) JSON reporter. */
-export function countVitestJson(json: string): TestCounts | undefined {
-  const data = JSON.parse(json) as Record<string, unknown>
-  const n = (key: string) => (typeof data[key] === 'number' ? (data[key] as number) : undefined)
-  const passed = n('numPassedTests')
-  const failed = n('numFailedTests')
-  if (passed === undefined || failed === undefined) return undefined
-  return { passed, failed, skipped: (n('numPendingTests') ?? 0) + (n('numTodoTests') ?? 0) }
-}
-
-/** Reads and judges the report; `since` is when the check started, so an old report never counts. */
+/**
+ * Reads and judges the report; `since` is when the check started, so an old report never counts. A report that
+ * cannot be read, or that is malformed or hostile, is a failure with the reason.
+ */
 export async function readTestReport(spec: TestsSpec, cwd: string, since: number): Promise<TestReportResult> {
-  const kind = spec.junit !== undefined ? 'JUnit' : 'Vitest JSON'
-  const path = resolve(cwd, (spec.junit ?? spec.vitestJson) as string)
+  const junit = spec.junit !== undefined
+  const kind = junit ? 'JUnit' : 'Vitest JSON'
+  const shown = (spec.junit ?? spec.vitestJson) as string
+  const path = resolve(cwd, shown)
   let info
   try {
     info = await stat(path)
   } catch {
-    return { ok: false, reason: `the command wrote no ${kind} report at ${path}` }
+    return { ok: false, reason: `the command wrote no ${kind} report at ${shown}` }
   }
   // File systems with coarse (1 s) timestamps round down; allow that much, never a report from an earlier run.
-  if (info.mtimeMs < since - 1000) return { ok: false, reason: `the ${kind} report at ${path} is older than this run` }
-  if (info.size > MAX_REPORT_BYTES) return { ok: false, reason: `the ${kind} report at ${path} is larger than 256 MiB` }
-  let counts: TestCounts | undefined
+  if (info.mtimeMs < since - 1000) return { ok: false, reason: `the ${kind} report at ${shown} is older than this run` }
+  const max = junit ? MAX_JUNIT_BYTES : MAX_JSON_BYTES
+  if (info.size > max) return { ok: false, reason: `the ${kind} report at ${shown} is larger than ${max / (1024 * 1024)} MiB` }
+  let report: ParsedReport
   try {
-    const text = await readFile(path, 'utf8')
-    counts = spec.junit !== undefined ? countJUnit(text) : countVitestJson(text)
+    report = junit ? await readJUnit(path) : parseJestJson(await readFile(path, 'utf8'))
   } catch (error) {
-    return { ok: false, reason: `the ${kind} report at ${path} could not be read: ${(error as Error).message}` }
+    const why = error instanceof UnreadableReportError ? error.message : `it could not be read: ${(error as Error).message}`
+    return { ok: false, reason: `the ${kind} report at ${shown} cannot be used: ${why}` }
   }
-  if (!counts) return { ok: false, reason: `the ${kind} report at ${path} has no test counts` }
-  if (counts.failed > 0) return { ok: false, reason: `${counts.failed} test(s) failed according to ${path}`, counts }
-  const ran = counts.passed
-  if (ran < spec.min) {
-    return { ok: false, reason: ran === 0 ? `no test ran according to ${path}` : `only ${ran} test(s) passed, at least ${spec.min} required`, counts }
+  const counts: TestsRecord = { ...report.counts }
+  if (report.failures.length) counts.failures = report.failures.map((f) => (f.file ? { ...f, file: projectPath(f.file, cwd) } : f))
+  const { passed, failed } = counts
+  if (failed > 0) return { ok: false, reason: `${plural(failed, 'test')} failed according to ${shown}`, counts }
+  if (passed < spec.min) {
+    return { ok: false, reason: passed === 0 ? `no test ran according to ${shown}` : `only ${plural(passed, 'test')} passed, at least ${spec.min} required`, counts }
   }
   return { ok: true, counts }
 }

@@ -441,8 +441,33 @@ describe('runVerification: test reports (SPEC §6.3)', () => {
   it('a report with failures is failed, with the counts in the evidence', async () => {
     const { byId } = await verify({ checks: { test: writer(junit(ok('a') + failing('b') + ok('c'))) } })
     expect(byId('test').status).toBe('failed')
-    expect(byId('test').reason).toMatch(/1 test\(s\) failed/)
-    expect(byId('test').evidence?.tests).toEqual({ passed: 2, failed: 1, skipped: 0 })
+    expect(byId('test').reason).toMatch(/1 test failed according to reports\/junit-\d+\.xml/)
+    expect(byId('test').evidence?.tests).toEqual({ passed: 2, failed: 1, skipped: 0, failures: [{ name: 'b', message: 'boom' }] })
+  })
+
+  it('a failing command that wrote a report still records the counts and names the failing tests', async () => {
+    const check = writer(junit(ok('a') + failing('cart > adds up') + skipped('c')))
+    const { byId } = await verify({ checks: { test: { ...check, command: [...check.command.slice(0, 2), `${check.command[2]}; process.exitCode = 1`] } } })
+    expect(byId('test').status).toBe('failed')
+    expect(byId('test').reason).toMatch(/^exit code 1; 1 test failed according to reports\/junit-\d+\.xml$/)
+    expect(byId('test').evidence?.tests).toEqual({ passed: 1, failed: 1, skipped: 1, failures: [{ name: 'cart > adds up', message: 'boom' }] })
+  })
+
+  it('a failing command with a report left over from before the run records no counts', async () => {
+    mkdirSync(join(rootDir, 'reports'), { recursive: true })
+    writeFileSync(join(rootDir, 'reports', 'old-fail.xml'), junit(failing('old')))
+    const past = new Date(Date.now() - 60_000)
+    utimesSync(join(rootDir, 'reports', 'old-fail.xml'), past, past)
+    const { byId } = await verify({ checks: { test: { command: 'false', tests: { junit: 'reports/old-fail.xml' } } } })
+    expect(byId('test').reason).toBe('exit code 1')
+    expect(byId('test').evidence?.tests).toBeUndefined()
+  })
+
+  it('failing test names and messages are masked like output', async () => {
+    const xml = junit(`<testcase name="login as hunter2-secret-token"><failure message="token hunter2-secret-token rejected"/></testcase>`)
+    const { byId } = await verify({ redact: [/hunter2-[a-z-]+/], checks: { test: writer(xml) } })
+    expect(JSON.stringify(byId('test').evidence?.tests)).not.toContain('hunter2')
+    expect(byId('test').evidence?.tests?.failures?.[0]?.name).toMatch(/^login as \S+$/)
   })
 
   it('a report with at least `min` passing tests is passed, with the counts in the evidence', async () => {
