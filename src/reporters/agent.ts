@@ -3,7 +3,7 @@
 import { dirname, join, relative } from 'node:path'
 import { formatDuration } from '../duration.js'
 import type { CheckResult } from '../types.js'
-import { cutLine, excerpt, howItEnded } from './excerpt.js'
+import { cutLine, failingTestLines, failureExcerpt, howItEnded, moreTestsLine } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
 import { writeReport } from './output.js'
 import { guardText } from './safe-text.js'
@@ -26,7 +26,10 @@ function detail(result: CheckResult, logFile: string): string[] {
     lines.push(`  $ ${cutLine(e.command ?? '(function check)', LINE_WIDTH)}`)
     const how = [e.exitCode !== null ? `exit code ${e.exitCode}` : '', e.signal ? `signal ${e.signal}` : '', e.timedOut ? 'timed out' : '', formatDuration(e.durationMs)]
     lines.push(`  ${how.filter(Boolean).join(', ')}`)
-    const { matches, tail, total } = excerpt(e.output.text, { maxLines: LINES_PER_CHECK, width: LINE_WIDTH })
+    const found = failureExcerpt(result, { maxLines: LINES_PER_CHECK, maxMatches: LINES_PER_CHECK / 2, maxTests: 5, width: LINE_WIDTH })
+    for (const test of found.tests) lines.push(...failingTestLines(test, LINE_WIDTH).map((line, i) => (i === 0 ? `  ✗ ${line}` : `    ${line}`)))
+    lines.push(...moreTestsLine(found).map((line) => `  ${line}`))
+    const { matches, tail, total } = found
     if (total === 0) lines.push('  (no output)')
     for (const line of matches) lines.push(`  │ ${line}`)
     if (matches.length && tail.length) lines.push('  ⋮')

@@ -3,7 +3,7 @@ import { relative } from 'node:path'
 import pc from 'picocolors'
 import { formatDuration } from '../duration.js'
 import type { CheckResult, Checklist, ResolvedCheck } from '../types.js'
-import { outputTail } from './excerpt.js'
+import { failingTestLines, failureExcerpt, moreTestsLine } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
 import { firstLine, guardCommand, guardText } from './safe-text.js'
 import { FAILING, statusIcon, statusText, verdictLine } from './status.js'
@@ -11,7 +11,10 @@ import type { Reporter, RunOutcome } from './types.js'
 import { fitWidth } from './width.js'
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
-const TAIL_LINES = 15
+// A failing check shows at most MAX_TESTS failing tests (two lines each), then TAIL_LINES lines of its output.
+const TAIL_LINES = 12
+const MAX_TESTS = 5
+const LINE_WIDTH = 300
 // Without a known terminal width, a live row is cut to this; a line-mode row, to LINE_MODE_WIDTH.
 const DEFAULT_COLUMNS = 80
 const LINE_MODE_WIDTH = 400
@@ -25,11 +28,18 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
     const check = checks.find((k) => k.id === result.id)
     if (!FAILING.has(result.status) || !result.evidence) continue
     // The output is the check's, not verify's: shown as a terminal would, and never as a workflow command.
-    const tail = outputTail(result, TAIL_LINES).filter((l) => l.trim() !== '')
+    const found = failureExcerpt(result, { maxLines: TAIL_LINES, maxTests: MAX_TESTS, width: LINE_WIDTH })
     lines.push(c.red(c.bold(`✗ ${result.name}`)) + c.dim(` — ${result.reason ? firstLine(result.reason) : statusText(result.status)}`))
     if (check?.command !== undefined) lines.push(c.dim(`  $ ${result.evidence.command}`))
-    for (const line of tail) lines.push(c.dim('  │ ') + line)
-    if (tail.length === 0) lines.push(c.dim('  │ (no output)'))
+    for (const test of found.tests) {
+      const [title, message] = failingTestLines(test, LINE_WIDTH)
+      lines.push(`  ${c.red('✗')} ${c.bold(title as string)}`)
+      if (message) lines.push(`    ${message}`)
+    }
+    for (const more of moreTestsLine(found)) lines.push(c.dim(`  ${more}`))
+    const shown = [...found.matches, ...(found.matches.length && found.tail.length ? ['⋮'] : []), ...found.tail].filter((l) => l.trim() !== '')
+    for (const line of shown) lines.push(c.dim('  │ ') + line)
+    if (found.total === 0) lines.push(c.dim('  │ (no output)'))
     lines.push('')
   }
   const ms = Date.parse(checklist.finishedAt ?? '') - Date.parse(checklist.startedAt ?? '')

@@ -1,6 +1,8 @@
-// The lines of a check's output that matter to someone fixing it: error lines first, then the tail.
+// The lines of a check's output that matter to someone fixing it: the failing tests (from the evidence's test report,
+// else found in the output), error lines, then the tail. Every reporter takes its failure excerpt from here.
 import { tailLines } from '../runner/capture.js'
-import type { CheckResult } from '../types.js'
+import { failuresFromOutput, withoutCoverage } from '../test-reports/from-output.js'
+import type { CheckResult, TestFailure } from '../types.js'
 import { afterLastCR, plainLine } from './safe-text.js'
 import { statusText } from './status.js'
 
@@ -74,9 +76,55 @@ export function excerpt(text: string, options: ExcerptOptions = {}): Excerpt {
   return { matches: [...found].map((i) => cut(lines[i] as string)), tail, total: lines.length }
 }
 
-/** The last `n` non-blank-ended lines of a check's output, each cut to `width`. */
+export interface FailureExcerptOptions extends ExcerptOptions {
+  /** Failing tests shown, at most (default 5). */
+  maxTests?: number
+}
+
+export interface FailureExcerpt extends Excerpt {
+  /** The failing tests to show, first ones first. */
+  tests: TestFailure[]
+  /** Failing tests known but not in `tests`. */
+  moreTests: number
+}
+
+/**
+ * What a reporter shows of a failing check, bounded: its failing tests (from the parsed report when the evidence has
+ * them, else as the output names them), then error lines (only when no test is named) and the tail, without
+ * coverage tables.
+ */
+export function failureExcerpt(result: CheckResult, options: FailureExcerptOptions = {}): FailureExcerpt {
+  const text = result.evidence?.output.text ?? ''
+  const recorded = result.evidence?.tests
+  const found = recorded?.failures?.length ? recorded.failures : failuresFromOutput(text)
+  const maxTests = options.maxTests ?? 5
+  const tests = found.slice(0, maxTests)
+  const known = Math.max(found.length, recorded?.failures?.length ? recorded.failed : 0)
+  const lines = withoutCoverage(text.split(/\r?\n/))
+  // With the failing tests named, the error lines would mostly repeat them: only when asked for.
+  const rest = excerpt(lines.join('\n'), { ...options, maxMatches: options.maxMatches ?? (tests.length ? 0 : undefined) })
+  const total = excerpt(text, { maxLines: 0, maxMatches: 0 }).total
+  // A line that only repeats a test's message says nothing new.
+  const said = new Set(tests.flatMap((t) => [t.message, t.name]).filter((t): t is string => t !== undefined).map((t) => plainLine(t).trim()))
+  const tail = rest.tail.filter((line) => !said.has(line.trim()))
+  return { matches: rest.matches, tail, total, tests, moreTests: known - tests.length }
+}
+
+/** A failing test as lines: `name (file:line)`, then the first line of its message when known. */
+export function failingTestLines(test: TestFailure, width: number): string[] {
+  const where = test.file ? ` (${test.file}${test.line ? `:${test.line}` : ''})` : ''
+  return [cutLine(`${test.name}${where}`, width), ...(test.message ? [cutLine(test.message, width)] : [])]
+}
+
+/** `… and 3 more failing tests`, or nothing. */
+export function moreTestsLine(found: FailureExcerpt): string[] {
+  return found.moreTests > 0 ? [`… and ${found.moreTests} more failing test${found.moreTests === 1 ? '' : 's'}`] : []
+}
+
+/** The last `n` non-blank-ended lines of a check's output, without coverage tables, each cut to `width`. */
 export function outputTail(result: CheckResult, n: number, width = 1000): string[] {
-  return tailLines(result.evidence?.output.text ?? '', n).map((line) => cutLine(line, width))
+  const text = result.evidence?.output.text ?? ''
+  return tailLines(withoutCoverage(text.split('\n')).join('\n'), n).map((line) => cutLine(line, width))
 }
 
 /** How a settled check ended, in a few words: `exit code 3`, `timed out after 10s (SIGTERM)`, …. */

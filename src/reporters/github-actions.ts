@@ -2,15 +2,17 @@
 // GitHub's per-step limits), and the markdown summary appended to $GITHUB_STEP_SUMMARY (under 1 MiB).
 import { randomBytes } from 'node:crypto'
 import { appendFileSync, existsSync, statSync } from 'node:fs'
+import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { formatDuration } from '../duration.js'
 import type { CheckResult } from '../types.js'
-import { excerpt, howItEnded, stripControl } from './excerpt.js'
+import { failingTestLines, failureExcerpt, howItEnded, moreTestsLine, stripControl, type FailureExcerpt } from './excerpt.js'
 import { renderMarkdownSummary } from './markdown-summary.js'
 import type { ReporterOptions } from './options.js'
 import { ownShare } from './scope.js'
 import { FAILING, statusText } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
-import { ANNOTATIONS_PER_STEP, STEP_SUMMARY_LIMIT, workflowCommand } from './workflow-commands.js'
+import { plainLine } from './safe-text.js'
+import { ANNOTATIONS_PER_STEP, readWorkflowCommand, STEP_SUMMARY_LIMIT, workflowCommand } from './workflow-commands.js'
 
 // Less room than this left in the step summary: write none rather than a stub.
 const MIN_SUMMARY_BYTES = 2048
@@ -27,16 +29,53 @@ export function foldOutput(title: string, text: string): string {
   return `${workflowCommand('group', title)}::stop-commands::${token}\n${body}::${token}::\n::endgroup::\n`
 }
 
-function annotationMessage(result: CheckResult): string {
+/**
+ * A line of output as an annotation shows it: a tool's own workflow command (`::error file=a.ts,line=3::x%0Ay`) is
+ * neither executed by the fold it was printed in nor escaped a second time here, but read: `a.ts:3: x y`.
+ */
+function readable(line: string): string {
+  const command = readWorkflowCommand(line)
+  if (!command) return line
+  const { file, line: at, title } = command.properties
+  const where = file ? `${file}${at ? `:${at}` : ''}: ` : ''
+  return `${where}${title ? `${title}: ` : ''}${command.message.replace(/\s*[\r\n]+\s*/g, ' ')}`
+}
+
+function annotationMessage(result: CheckResult, found: FailureExcerpt): string {
   const lines = [`${statusText(result.status)}: ${howItEnded(result)}`]
   if (result.evidence?.command) lines.push(`$ ${result.evidence.command}`)
-  const { matches, tail } = excerpt(result.evidence?.output.text ?? '', { maxLines: 10, maxMatches: 6, width: 300 })
-  lines.push(...matches, ...(matches.length && tail.length ? ['…'] : []), ...tail)
+  for (const test of found.tests) lines.push(...failingTestLines(test, 300).map((line, i) => (i === 0 ? `✗ ${line}` : `  ${line}`)))
+  lines.push(...moreTestsLine(found))
+  const { matches, tail } = found
+  lines.push(...[...matches, ...(matches.length && tail.length ? ['…'] : []), ...tail].map(readable))
   return lines.join('\n')
 }
 
+export interface AnnotationOptions {
+  /** The repository's root (GITHUB_WORKSPACE): annotation paths are relative to it. */
+  workspace?: string
+}
+
+/**
+ * `file` and `line` of the first failing test that names its file (from the report, else the output), else of the
+ * first `::error file=…` a tool printed; only for a file inside the workspace.
+ */
+function location(result: CheckResult, found: FailureExcerpt, cwd: string, workspace: string): Record<string, string> {
+  const test = found.tests.find((t) => t.file)
+  const printed = (result.evidence?.output.text ?? '')
+    .split('\n', 20_000)
+    .map((l) => readWorkflowCommand(plainLine(l)))
+    .find((c) => c?.name === 'error' && c.properties.file)
+  const file = test?.file ?? printed?.properties.file
+  if (!file) return {}
+  const path = relative(workspace, resolve(cwd, plainLine(file)))
+  if (path === '' || path.startsWith('..') || isAbsolute(path)) return {}
+  const line = test ? test.line : Number(printed?.properties.line)
+  return { file: path.split(sep).join('/'), ...(line && Number.isInteger(line) && line > 0 ? { line: String(line) } : {}) }
+}
+
 /** The annotations for a finished run, at most ANNOTATIONS_PER_STEP of each kind, and a notice for the rest. */
-export function renderAnnotations(run: RunOutcome): string {
+export function renderAnnotations(run: RunOutcome, options: AnnotationOptions = {}): string {
   // A shard annotates its own share: the others' checks are not its failures.
   const outcome = ownShare(run)
   const strict = outcome.checklist.protocol.strictMode
@@ -46,7 +85,12 @@ export function renderAnnotations(run: RunOutcome): string {
   const out: string[] = []
   const left: string[] = []
   const emit = (kind: 'error' | 'warning', results: CheckResult[]) => {
-    for (const result of results.slice(0, ANNOTATIONS_PER_STEP)) out.push(workflowCommand(kind, annotationMessage(result), { title: result.name }))
+    for (const result of results.slice(0, ANNOTATIONS_PER_STEP)) {
+      const found = failureExcerpt(result, { maxLines: 10, maxMatches: 6, maxTests: 3, width: 300 })
+      const cwd = outcome.checklist.protocol.checks.find((c) => c.id === result.id)?.cwd ?? outcome.checklist.protocol.rootDir
+      const where = location(result, found, cwd, options.workspace ?? outcome.checklist.protocol.rootDir)
+      out.push(workflowCommand(kind, annotationMessage(result, found), { ...where, title: result.name }))
+    }
     if (results.length > ANNOTATIONS_PER_STEP) left.push(`${results.length - ANNOTATIONS_PER_STEP} ${kind === 'error' ? 'failing' : 'optional failing'} checks`)
   }
   emit('error', errors)
@@ -87,7 +131,7 @@ export function createGitHubActionsReporter(options: ReporterOptions): Reporter 
       options.write(foldOutput(title, stripControl(evidence.output.text)))
     },
     onRunEnd(outcome) {
-      options.write(renderAnnotations(outcome))
+      options.write(renderAnnotations(outcome, { workspace: options.env.GITHUB_WORKSPACE || options.cwd }))
       const file = options.file ?? options.env.GITHUB_STEP_SUMMARY
       if (!file) return
       const problem = appendSummary(outcome, file, options)

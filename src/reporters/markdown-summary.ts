@@ -3,7 +3,7 @@
 import { relative } from 'node:path'
 import { formatDuration } from '../duration.js'
 import type { CheckResult } from '../types.js'
-import { howItEnded, outputTail } from './excerpt.js'
+import { failingTestLines, failureExcerpt, howItEnded, moreTestsLine, outputTail } from './excerpt.js'
 import { guardCommand, guardText } from './safe-text.js'
 import { ownShare } from './scope.js'
 import { FAILING, STATUS_EMOJI, statusText } from './status.js'
@@ -28,6 +28,7 @@ const MIN_DETAIL_BYTES = 1024
 // Room kept for the notes that say what was left out.
 const NOTE_RESERVE = 512
 const MAX_RECOMMENDATIONS = 10
+const MAX_TESTS = 5
 
 export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`
@@ -75,25 +76,36 @@ function row(result: CheckResult): string {
   return `| ${STATUS_EMOJI[result.status]} ${checkLabel(result)} | ${statusCell(result)} | ${duration} |\n`
 }
 
-function detail(result: CheckResult, lines: readonly string[], of: number): string {
+/** The failing tests of a check as a markdown list, shown above its output so a collapsed block hides none. */
+function testList(result: CheckResult): string {
+  const found = failureExcerpt(result, { maxLines: 0, maxTests: MAX_TESTS })
+  if (found.tests.length === 0) return ''
+  const items = found.tests.map((test) => {
+    const [title, message] = failingTestLines(test, 300)
+    return `- ❌ ${escapeMarkdown(title as string)}${message ? ` — ${escapeMarkdown(message)}` : ''}\n`
+  })
+  return `\`${result.id}\` failing tests:\n\n${items.join('')}${moreTestsLine(found).map((l) => `- ${escapeMarkdown(l)}\n`).join('')}\n`
+}
+
+function detail(result: CheckResult, lines: readonly string[], of: number, tests = ''): string {
   const shown = lines.length < of ? `last ${lines.length} of ${of} lines` : `${lines.length} line${lines.length === 1 ? '' : 's'}`
   const title = `${STATUS_EMOJI[result.status]} <code>${result.id}</code> ${escapeHtml(result.name === result.id ? '' : result.name)} — ${escapeHtml(howItEnded(result))} (${shown})`
   const body = lines.length ? codeBlock(lines) : '_(no output)_'
-  return `<details><summary>${title.replace(/ {2,}/g, ' ')}</summary>\n\n${body}\n\n</details>\n\n`
+  return `${tests}<details><summary>${title.replace(/ {2,}/g, ' ')}</summary>\n\n${body}\n\n</details>\n\n`
 }
 
 /** Keeps as many of the last lines as fit in `maxBytes` once rendered; null when not even the frame fits. */
-function fitDetail(result: CheckResult, lines: readonly string[], maxBytes: number): string | null {
+function fitDetail(result: CheckResult, lines: readonly string[], maxBytes: number, tests: string): string | null {
   let low = 0
   let high = lines.length
-  if (bytesOf(detail(result, [], lines.length)) > maxBytes) return null
+  if (bytesOf(detail(result, [], lines.length, tests)) > maxBytes) return tests ? fitDetail(result, lines, maxBytes, '') : null
   // Binary search on how many trailing lines fit.
   while (low < high) {
     const mid = Math.ceil((low + high) / 2)
-    if (bytesOf(detail(result, lines.slice(-mid), lines.length)) <= maxBytes) low = mid
+    if (bytesOf(detail(result, lines.slice(-mid), lines.length, tests)) <= maxBytes) low = mid
     else high = mid - 1
   }
-  return detail(result, low ? lines.slice(-low) : [], lines.length)
+  return detail(result, low ? lines.slice(-low) : [], lines.length, tests)
 }
 
 function cutUtf8(text: string, maxBytes: number): string {
@@ -132,10 +144,11 @@ export function renderMarkdownSummary(run: RunOutcome, options: MarkdownSummaryO
   const guard = options.guardCommands ? guardText : (text: string) => text
   const tails = failing.map((r) => outputTail(r, options.tailLines ?? 50).map(options.guardCommands ? guardCommand : (line: string) => line))
   const totals = failing.map((r) => lineCount(r.evidence?.output.text ?? ''))
+  const lists = failing.map(testList)
   const compose = (keptRows: readonly string[], details: readonly string[], notes: readonly string[]) =>
     guard(head + tableHead + keptRows.join('') + '\n' + next + (details.length ? `**Failing output**\n\n${details.join('')}` : '') + notes.map((n) => `_${n}_\n\n`).join('') + foot)
 
-  const full = compose(rows, failing.map((r, i) => detail(r, tails[i] ?? [], totals[i] ?? 0)), [])
+  const full = compose(rows, failing.map((r, i) => detail(r, tails[i] ?? [], totals[i] ?? 0, lists[i])), [])
   if (bytesOf(full) <= options.maxBytes) return full
 
   // 1. Shorten the tails: share what the rest leaves among the failing checks, each a readable size.
@@ -145,7 +158,7 @@ export function renderMarkdownSummary(run: RunOutcome, options: MarkdownSummaryO
     const shown = Math.min(failing.length, Math.max(0, Math.floor(budget / MIN_DETAIL_BYTES)))
     const details: string[] = []
     for (let i = 0; i < shown; i++) {
-      const fitted = fitDetail(failing[i] as CheckResult, tails[i] ?? [], Math.floor(budget / shown))
+      const fitted = fitDetail(failing[i] as CheckResult, tails[i] ?? [], Math.floor(budget / shown), lists[i] ?? '')
       if (fitted) details.push(fitted)
     }
     const left = failing.length - details.length

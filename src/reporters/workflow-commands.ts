@@ -22,3 +22,25 @@ export function workflowCommand(name: string, message: string, properties: Recor
     .join(',')
   return `::${name}${props ? ` ${props}` : ''}::${escapeData(message)}\n`
 }
+
+export interface ParsedWorkflowCommand {
+  name: string
+  properties: Record<string, string>
+  /** The message, unescaped. */
+  message: string
+}
+
+const COMMAND = /^\s*::([A-Za-z][\w-]*)(?: ([^:]*))?::(.*)$/
+const unescape = (text: string) => text.replace(/%0D/gi, '\r').replace(/%0A/gi, '\n').replace(/%3A/gi, ':').replace(/%2C/gi, ',').replace(/%25/g, '%')
+
+/** The workflow command a line of a tool's output holds (`::error file=a.ts,line=3::msg`), unescaped; else null. */
+export function readWorkflowCommand(line: string): ParsedWorkflowCommand | null {
+  const m = COMMAND.exec(line)
+  if (!m) return null
+  const properties: Record<string, string> = {}
+  for (const pair of (m[2] ?? '').split(',')) {
+    const at = pair.indexOf('=')
+    if (at > 0) properties[pair.slice(0, at).trim()] = unescape(pair.slice(at + 1))
+  }
+  return { name: m[1] as string, properties, message: unescape(m[3] as string) }
+}

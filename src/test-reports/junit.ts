@@ -108,14 +108,14 @@ export class JUnitReader {
       this.testcase = { attrs, failed: false, skipped: false, message: undefined, detail: '' }
     } else if ((name === 'failure' || name === 'error') && parent === 'testcase' && this.testcase) {
       if (!this.testcase.failed) {
-        this.testcase.message = attrs.message || undefined
+        this.testcase.message = withType(attrs.message, attrs.type)
         this.collecting = this.testcase
       }
       this.testcase.failed = true
     } else if (name === 'skipped' && parent === 'testcase' && this.testcase) {
       this.testcase.skipped = true
     } else if ((name === 'failure' || name === 'error') && (parent === 'testsuite' || parent === 'testsuites') && !this.testcase) {
-      this.suiteFailure = { suite: this.suites.at(-1) as Suite, message: attrs.message || undefined, detail: '' }
+      this.suiteFailure = { suite: this.suites.at(-1) as Suite, message: withType(attrs.message, attrs.type), detail: '' }
       this.collecting = this.suiteFailure
     }
   }
@@ -174,6 +174,12 @@ export class JUnitReader {
     const file = where?.file ?? found?.file
     this.failures.push(testFailure(name, { file, line: line ?? found?.line, message }))
   }
+}
+
+/** `AssertionError: expected 11 to be 12`, as the runner printed it: the message with its error type. */
+function withType(message: string | undefined, type: string | undefined): string | undefined {
+  if (!message) return undefined
+  return type && /^[\w.$]+$/.test(type) && !message.startsWith(type) ? `${type}: ${message}` : message
 }
 
 /** A non-negative integer attribute, or undefined. */

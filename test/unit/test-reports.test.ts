@@ -74,7 +74,7 @@ describe('JUnit: what the XML means, not what a regex sees', () => {
   it('names the failing tests with file, line and the first line of the message', () => {
     const body = '\nAssertionError: expected 11 to be 12 // Object.is equality\n\n- Expected\n+ Received\n\n ❯ cart.test.mjs:12:75\n'
     const xml = suite(`<testcase classname="cart.test.mjs" name="cart &gt; adds up the prices"><failure message="expected 11 to be 12 // Object.is equality" type="AssertionError">${body}</failure></testcase>`)
-    expect(parseJUnit(xml).failures).toEqual([{ name: 'cart > adds up the prices', file: 'cart.test.mjs', line: 12, message: 'expected 11 to be 12 // Object.is equality' }])
+    expect(parseJUnit(xml).failures).toEqual([{ name: 'cart > adds up the prices', file: 'cart.test.mjs', line: 12, message: 'AssertionError: expected 11 to be 12 // Object.is equality' }])
     const attrs = suite(`<testcase name="test_total" classname="tests.test_cart" file="tests/test_cart.py" line="7"><failure>assert 11 == 12</failure></testcase>`)
     expect(parseJUnit(attrs).failures).toEqual([{ name: 'test_total', file: 'tests/test_cart.py', line: 7, message: 'assert 11 == 12' }])
   })
