@@ -36,6 +36,13 @@ describe('the default reporter names the failing test (spawned: real Vitest, a m
       skipped: 1,
       failures: [{ name: 'cart > adds up the prices', file: 'cart.test.mjs', line: 12, message: 'AssertionError: expected 11 to be 12 // Object.is equality' }],
     })
+    // The JSON report of the same run names the same test; its stack gives the line.
+    expect(box.check('test-json').evidence?.tests).toEqual({
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+      failures: [{ name: 'cart adds up the prices', file: 'cart.test.mjs', line: 12, message: 'AssertionError: expected 11 to be 12 // Object.is equality' }],
+    })
     const stdout = run.stdout.replaceAll(box.dir, '$TMP').replace(/(Start at|Duration) .*/g, '$1 …').replace(/⎯+/g, '⎯⎯')
     expect(failureBlock(stdout, 'Unit tests')).toEqual([
       '✗ Unit tests — exit code 1; 1 test failed according to $TMP/junit.xml',
