@@ -5,7 +5,7 @@ import { resolve } from 'node:path'
 import { parseJestJson } from '../test-reports/jest-json.js'
 import { JUnitReader, UnreadableReportError, type ParsedReport } from '../test-reports/junit.js'
 import { projectPath } from '../test-reports/location.js'
-import type { TestsRecord, TestsSpec } from '../types.js'
+import type { TestFailure, TestsRecord, TestsSpec } from '../types.js'
 
 export { countJUnit, parseJUnit } from '../test-reports/junit.js'
 export { parseJestJson } from '../test-reports/jest-json.js'
@@ -52,7 +52,9 @@ export async function readTestReport(spec: TestsSpec, cwd: string, since: number
     return { ok: false, reason: `the ${kind} report at ${shown} cannot be used: ${why}` }
   }
   const counts: TestsRecord = { ...report.counts }
-  if (report.failures.length) counts.failures = report.failures.map((f) => (f.file ? { ...f, file: projectPath(f.file, cwd) } : f))
+  // A file that failed as a whole is named by its path: shown relative, like every path.
+  const local = (f: TestFailure) => (f.file ? { ...f, file: projectPath(f.file, cwd), ...(f.name === f.file ? { name: projectPath(f.name, cwd) } : {}) } : f)
+  if (report.failures.length) counts.failures = report.failures.map(local)
   const { passed, failed } = counts
   if (failed > 0) return { ok: false, reason: `${plural(failed, 'test')} failed according to ${shown}`, counts }
   if (passed < spec.min) {

@@ -41,7 +41,8 @@ function jest(lines: readonly string[]): Found[] {
   const found: Found[] = []
   for (const [i, line] of lines.entries()) {
     const m = JEST.exec(line)
-    if (m) found.push({ name: (m[1] as string).replace(/ › /g, ' > ').trim(), from: i + 1 })
+    // `● Console` heads what the tests logged, not a failure.
+    if (m && (m[1] as string).trim() !== 'Console') found.push({ name: (m[1] as string).replace(/ › /g, ' > ').trim(), from: i + 1 })
   }
   return found
 }

@@ -127,6 +127,11 @@ const JEST_OUTPUT = ` FAIL  test/cart.test.js
 
       at Object.toBe (test/cart.test.js:9:22)
       at Promise.then.completed (node_modules/jest-circus/build/utils.js:298:28)
+
+  ● Console
+
+    console.log
+      hello
 `
 
 describe('failing tests found in the output', () => {

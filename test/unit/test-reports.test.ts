@@ -172,6 +172,12 @@ describe('readTestReport', () => {
     expect(result).toEqual({ ok: false, reason: expect.stringMatching(/^the JUnit report at bad\.xml cannot be used: it is not well-formed XML/) })
   })
 
+  it('a test file that failed as a whole is named by its relative path', async () => {
+    const json = JSON.stringify({ numPassedTests: 0, numFailedTests: 0, success: false, testResults: [{ name: join(dir, 'broken.test.mjs'), status: 'failed', message: 'boom at load', assertionResults: [] }] })
+    const result = await readTestReport({ vitestJson: write('broken.json', json), min: 1 }, dir, Date.now() - 5000)
+    expect(result.counts?.failures).toEqual([{ name: 'broken.test.mjs', file: 'broken.test.mjs', message: 'boom at load' }])
+  })
+
   it('failing tests carry paths relative to the check folder', async () => {
     const json = JSON.stringify({ numPassedTests: 0, numFailedTests: 1, testResults: [{ name: join(dir, 'test', 'a.test.js'), assertionResults: [{ fullName: 'a', status: 'failed', failureMessages: [`Error: no\n    at ${join(dir, 'test', 'a.test.js')}:3:1`] }] }] })
     const result = await readTestReport({ vitestJson: write('r.json', json), min: 1 }, dir, Date.now() - 5000)
