@@ -71,6 +71,7 @@ describe('a signal to verify', { timeout: 30_000 }, () => {
     expect(evidence.interrupted).toBe(signal)
     for (const id of ['long', 'stubborn', 'after']) expect(box.check(id).status).toBe('cancelled')
     expect(evidence.summary).toMatchObject({ cancelled: 3, skipped: 0 })
+    expect(result.stdout).toMatch(/0 skipped · 3 cancelled/)
     expect(await survivors([...readPids(box.path('long.pids')), ...readPids(box.path('stubborn.pid'))])).toEqual([])
     expect(leftBehind(box.dir)).toEqual([])
   })
