@@ -83,7 +83,7 @@ export function configJsonSchema(): JsonSchema {
       const schema = zodSchema as unknown
       if (schema === durationInputSchema) {
         Object.assign(jsonSchema, {
-          description: 'A duration from 1ms to 24d: milliseconds, or a string like "500ms", "30s", "5m", "1.5h", "1d"',
+          description: 'A duration: milliseconds, or a string like "500ms", "30s", "5m", "1.5h", "1d"; from 1ms to 24d',
           anyOf: [
             { type: 'number', minimum: 1, maximum: MAX_TIMER_MS },
             { type: 'string', pattern: String.raw`^\s*(\d+(\.\d+)?\s*(ms|s|m|h|d)|\d+)\s*$` },

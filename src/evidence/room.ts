@@ -39,7 +39,7 @@ function logsBySize(logDir: string, file: EvidenceFile): { path: string; id: str
       }
     }
   }
-  return found.sort((a, b) => b.size - a.size)
+  return found.toSorted((a, b) => b.size - a.size)
 }
 
 /**

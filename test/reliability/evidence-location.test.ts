@@ -76,7 +76,7 @@ describe('output that cannot be written', { timeout: 30_000 }, () => {
     })
     closeSync(full)
     let stderr = ''
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text))
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
     expect(code, stderr).toBe(0)
     expect(stderr).toMatch(/^verify: cannot write to standard output \(ENOSPC\)/)

@@ -62,8 +62,10 @@ describe('a signal to verify', { timeout: 30_000 }, () => {
     // Both long checks are up (one of them ignores SIGTERM) before the signal comes.
     await waitForFile(box.path('long.pids'))
     await waitForFile(box.path('stubborn.pid'))
+    const sent = performance.now()
     running.child.kill(signal)
     const result = await running.done
+    console.info(`supervision-holds: ${signal} → exit ${result.code} in ${Math.round(performance.now() - sent)} ms`)
     expect(result.code, diagnose(result)).toBe(code)
     expect(result.stderr).not.toMatch(/^\s+at /m)
     const evidence = box.evidence()
