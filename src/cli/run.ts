@@ -104,7 +104,11 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
         if (result.status === 'running' || result.status === 'pending') Object.assign(result, { status: 'cancelled', reason: `interrupted by ${interrupted}` })
       }
       const summary = summarize(checklist.results, protocol.strictMode, { interrupted: true, logDir: shownLogDir })
-      writeEvidenceFileSync(evidencePath, sealEvidence(buildEvidenceFile(checklist, summary, interrupted), context.redact, context.signingKey))
+      try {
+        writeEvidenceFileSync(evidencePath, sealEvidence(buildEvidenceFile(checklist, summary, interrupted), context.redact, context.signingKey))
+      } catch (error) {
+        rawIO.stderr(`verify: cannot write the evidence at ${evidencePath} (${(error as Error).message})\n`)
+      }
       process.exit(exitCodeOfSignal(interrupted))
     }
     interrupted = signal
