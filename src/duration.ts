@@ -20,6 +20,18 @@ export function parseDuration(value: unknown): number | undefined {
   return Math.round(Number(match[1]) * UNIT_MS[match[2] as DurationUnit])
 }
 
+/** The one rule for every duration setting (config and flags alike), as the words of its error message. */
+export const DURATION_RULE = 'a duration from 1ms to 24d like "5m", "30s", "500ms" or milliseconds'
+
+/**
+ * Parses a duration that a setting can hold: at least 1 ms (a 0 timeout would fail every check at once)
+ * and at most what a timer holds (longer ones would fire at once). Undefined when it breaks {@link DURATION_RULE}.
+ */
+export function parseDurationSetting(value: unknown): number | undefined {
+  const ms = parseDuration(value)
+  return ms !== undefined && ms >= 1 && ms <= MAX_TIMER_MS ? ms : undefined
+}
+
 /** Formats milliseconds for people: 850ms, 2.4s, 3m 05s. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`

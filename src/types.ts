@@ -105,6 +105,8 @@ export interface OutputRecord {
   truncated: boolean
   /** SHA-256 (hex) of the raw bytes printed, in arrival order. */
   sha256: string
+  /** Set when the full log in the logs folder is incomplete (beyond its cap): why, in words. */
+  logTruncated?: string
 }
 
 export interface TestCounts {
@@ -187,6 +189,7 @@ export interface Summary {
   passed: number
   failed: number
   skipped: number
+  cancelled: number
   pending: number
   verdict: Verdict
   issues: string[]

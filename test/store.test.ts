@@ -27,7 +27,7 @@ function evidence(runId = 'run-1'): EvidenceFile {
     startedAt: '2026-11-30T12:00:00.000Z',
     finishedAt: '2026-11-30T12:00:03.210Z',
     checks: [{ id: 'build', name: 'Build', evidenceType: 'build_success', required: true, status: 'skipped', reason: 'no reason', evidence: null }],
-    summary: { total: 1, passed: 0, failed: 0, skipped: 1, pending: 0, verdict: 'incomplete', issues: [], recommendations: [], warnings: [] },
+    summary: { total: 1, passed: 0, failed: 0, skipped: 1, cancelled: 0, pending: 0, verdict: 'incomplete', issues: [], recommendations: [], warnings: [] },
   }
 }
 

@@ -1,6 +1,6 @@
 // Command-line parsing with node:util parseArgs; every mistake becomes a VerifyUsageError with a clear message.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { MAX_TIMER_MS, parseDuration } from '../duration.js'
+import { DURATION_RULE, parseDurationSetting } from '../duration.js'
 import { VerifyUsageError } from '../errors.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
@@ -27,10 +27,8 @@ export function list(values: string | string[] | undefined): string[] | undefine
 
 export function duration(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
-  const ms = parseDuration(value)
-  if (ms === undefined || ms < 1 || ms > MAX_TIMER_MS) {
-    throw new VerifyUsageError(`--${flag} expects a duration from 1ms to 24d like "5m", "30s" or milliseconds, got "${value}"`)
-  }
+  const ms = parseDurationSetting(value)
+  if (ms === undefined) throw new VerifyUsageError(`--${flag} expects ${DURATION_RULE}, got "${value}"`)
   return ms
 }
 

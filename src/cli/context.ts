@@ -4,7 +4,7 @@ import { loadVerifyConfig, type LoadedConfig } from '../config/load.js'
 import type { ProtocolOverrides } from '../config/normalize.js'
 import { createRedactor, secretValues, type Redactor } from '../evidence/redact.js'
 import { sealEvidence, SIGNING_KEY_ENV } from '../evidence/sign.js'
-import { writeEvidenceFile } from '../evidence/store.js'
+import { writeEvidenceMakingRoom } from '../evidence/room.js'
 import type { EvidenceFile } from '../types.js'
 import type { CliIO } from './io.js'
 
@@ -49,11 +49,9 @@ export async function commandContext(
   }
 }
 
-/** Masks secrets everywhere in the file, signs it when a key is set, and writes it atomically. */
+/** Masks secrets everywhere in the file, signs it when a key is set, and writes it atomically (this run's logs give way on a full disk). */
 export async function saveEvidence(context: CommandContext, file: EvidenceFile): Promise<EvidenceFile> {
-  const final = sealEvidence(file, context.redact, context.signingKey)
-  await writeEvidenceFile(context.evidencePath, final)
-  return final
+  return writeEvidenceMakingRoom(context.evidencePath, file, (f) => sealEvidence(f, context.redact, context.signingKey), context.logDir)
 }
 
 /** The IO with every printed byte passed through the secret mask. */

@@ -14,10 +14,14 @@ export interface CliIO {
   prompt?: (question: string) => Promise<string>
 }
 
-// A reader that went away (`verify | head`) must not crash the run: the evidence is still written.
+// A reader that went away (`verify | head`) must not crash the run: the evidence is still written. Nor does
+// an output that cannot be written (`> /dev/full`, a full disk): one line on stderr says so, never a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
+  let told = false
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error
+    if (error.code === 'EPIPE' || told || stream === process.stderr) return
+    told = true
+    process.stderr.write(`verify: cannot write to standard output (${error.code ?? error.message}): the output is lost, the evidence file is still written.\n`)
   })
 }
 

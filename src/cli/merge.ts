@@ -91,7 +91,7 @@ export async function mergeCommand(argv: string[], io: CliIO): Promise<number> {
   const c = pc.createColors(useColor(io, values.color))
   const { summary } = merged
   io.stdout(`${c.bold('verify merge')} ${c.dim(`· ${files.length} shard${files.length === 1 ? '' : 's'} · protocol ${merged.protocol.name}`)}\n`)
-  io.stdout(` ${c.dim('Checks ')} ${summary.passed} passed · ${summary.failed} failed · ${summary.skipped} skipped · ${summary.pending} pending (${summary.total})\n`)
+  io.stdout(` ${c.dim('Checks ')} ${summary.passed} passed · ${summary.failed} failed · ${summary.skipped} skipped · ${summary.cancelled ? `${summary.cancelled} cancelled · ` : ''}${summary.pending} pending (${summary.total})\n`)
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
   for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${redact(issue)}\n`)
   io.stdout(` ${c.dim('Evidence')} ${out}\n`)

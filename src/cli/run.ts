@@ -1,7 +1,8 @@
 // `verify [run] [protocol]`: load, run under supervision, write evidence, report, exit by the verdict.
-import { existsSync, statSync } from 'node:fs'
 import { relative } from 'node:path'
+import { evidenceLocationProblem } from '../evidence/location.js'
 import { buildEvidenceFile } from '../evidence/record.js'
+import { EvidenceNotWrittenError } from '../evidence/room.js'
 import { sealEvidence } from '../evidence/sign.js'
 import { writeEvidenceFileSync } from '../evidence/store.js'
 import { changedFiles, workspaceFingerprint } from '../evidence/fingerprint.js'
@@ -67,9 +68,8 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
   const { protocol } = context.loaded
   const { evidencePath } = context
   // Found out before anything runs, not when the evidence of a long run cannot be written.
-  if (existsSync(evidencePath) && !statSync(evidencePath).isFile()) {
-    throw new VerifyUsageError(`--evidence ${evidencePath} is not a file: name a file, e.g. .verify/evidence.json`)
-  }
+  const unwritable = evidenceLocationProblem(evidencePath, context.logDir)
+  if (unwritable) throw new VerifyUsageError(unwritable)
   const ids = new Set(protocol.checks.map((c) => c.id))
   const only = list(values.only)
   const skip = list(values.skip)
@@ -104,7 +104,11 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
         if (result.status === 'running' || result.status === 'pending') Object.assign(result, { status: 'cancelled', reason: `interrupted by ${interrupted}` })
       }
       const summary = summarize(checklist.results, protocol.strictMode, { interrupted: true, logDir: shownLogDir })
-      writeEvidenceFileSync(evidencePath, sealEvidence(buildEvidenceFile(checklist, summary, interrupted), context.redact, context.signingKey))
+      try {
+        writeEvidenceFileSync(evidencePath, sealEvidence(buildEvidenceFile(checklist, summary, interrupted), context.redact, context.signingKey))
+      } catch (error) {
+        rawIO.stderr(`verify: cannot write the evidence at ${evidencePath} (${(error as Error).message})\n`)
+      }
       process.exit(exitCodeOfSignal(interrupted))
     }
     interrupted = signal
@@ -162,8 +166,13 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
       // An empty share (more shards than groups of checks) has nothing to fail: its job passes.
       exitVerdict = shardChecks.size === 0 ? 'approved' : own.verdict
     }
-    const file = await saveEvidence(context, record)
-    await reporter.onRunEnd({ checklist, summary, file, evidencePath, interrupted })
+    const file = await saveEvidence(context, record).catch((error: unknown) => {
+      if (error instanceof EvidenceNotWrittenError) return error
+      throw error
+    })
+    // Results that could not be saved are still shown; then the error, and exit 2.
+    await reporter.onRunEnd({ checklist, summary, file: file instanceof EvidenceNotWrittenError ? file.file : file, evidencePath, interrupted })
+    if (file instanceof EvidenceNotWrittenError) throw file
     return interrupted ? exitCodeOfSignal(interrupted) : exitCodeOfVerdict(exitVerdict)
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler)

@@ -2,7 +2,7 @@
 // name, checks by id — remembering which layer each check came from.
 import { VerifyConfigError } from '../errors.js'
 import type { CheckEntry } from './define.js'
-import { mergeCheckLayersWithOrigins } from './merge.js'
+import { byId, mergeCheckLayersWithOrigins } from './merge.js'
 import { collectConfig, type Protocols } from './parse.js'
 import type { ProtocolSchemaOutput } from './schema.js'
 
@@ -77,7 +77,7 @@ export function mergeLayers(layers: readonly LayerInput[]): MergedConfig {
     }
   }
   const invalid = new Set(parsed.flatMap((layer) => [...layer.invalid]))
-  const merged: MergedConfig = { protocols: {}, shared, problems, origins: {}, removedBy: {}, layers: layers.map((l) => l.label), invalid }
+  const merged: MergedConfig = { protocols: byId(), shared, problems, origins: byId(), removedBy: byId(), layers: layers.map((l) => l.label), invalid }
   for (const [key, list] of byName) {
     const name = single ? (singleName ?? 'default') : key
     const options: Partial<ProtocolSchemaOutput> = {}

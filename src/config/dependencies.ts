@@ -16,7 +16,7 @@ export function dependencyProblems(entries: Record<string, CheckEntry>, removedB
       if (dep === ALL_CHECKS) continue
       if (dep === id) problems.push(`checks.${id}.dependsOn: a check cannot depend on itself`)
       else if (ids.has(dep)) continue
-      else if (removedBy[dep] !== undefined) {
+      else if (Object.hasOwn(removedBy, dep)) {
         problems.push(`checks.${id}.dependsOn: "${dep}" was removed (\`${dep}: false\` in ${removedBy[dep]}); remove it from the dependsOn of "${id}" too`)
       } else problems.push(`checks.${id}.dependsOn: no check "${dep}" (checks: ${[...ids].join(', ')})`)
     }

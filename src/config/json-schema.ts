@@ -2,6 +2,7 @@
 // A JSON config is stricter than a TypeScript one: it cannot hold functions or RegExps. The rules zod checks in code
 // (exactly one kind per check, one test report, kebab-case ids) are spelled out as JSON Schema keywords here.
 import { z } from 'zod'
+import { MAX_TIMER_MS } from '../duration.js'
 import { evidenceFileSchema } from '../evidence/schema.js'
 import {
   CHECK_ID_PATTERN,
@@ -82,9 +83,9 @@ export function configJsonSchema(): JsonSchema {
       const schema = zodSchema as unknown
       if (schema === durationInputSchema) {
         Object.assign(jsonSchema, {
-          description: 'A duration: milliseconds, or a string like "500ms", "30s", "5m", "1.5h", "1d"',
+          description: 'A duration: milliseconds, or a string like "500ms", "30s", "5m", "1.5h", "1d"; from 1ms to 24d',
           anyOf: [
-            { type: 'number', minimum: 0 },
+            { type: 'number', minimum: 1, maximum: MAX_TIMER_MS },
             { type: 'string', pattern: String.raw`^\s*(\d+(\.\d+)?\s*(ms|s|m|h|d)|\d+)\s*$` },
           ],
         })

@@ -4,6 +4,14 @@ import type { CheckDefinition, CheckEntry } from './define.js'
 
 const KIND_FIELDS = ['command', 'run', 'manual'] as const
 
+/**
+ * An empty record for keys chosen by users (check ids, protocol names): without a prototype, so an id such as
+ * `constructor` is an ordinary key and never finds `Object.prototype`'s members.
+ */
+export function byId<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>
+}
+
 function asObject(entry: string | CheckDefinition): CheckDefinition {
   return typeof entry === 'string' ? { command: entry } : entry
 }
@@ -43,8 +51,8 @@ export interface MergedChecks {
  */
 export function mergeCheckLayersWithOrigins(layers: readonly CheckLayer[]): MergedChecks {
   const merged = new Map<string, CheckEntry>()
-  const origins: Record<string, string[]> = {}
-  const removedBy: Record<string, string> = {}
+  const origins = byId<string[]>()
+  const removedBy = byId<string>()
   for (const { label, checks } of layers) {
     for (const [id, entry] of Object.entries(checks)) {
       if (entry === undefined) continue
@@ -60,7 +68,7 @@ export function mergeCheckLayersWithOrigins(layers: readonly CheckLayer[]): Merg
       origins[id] = from.at(-1) === label ? from : [...from, label]
     }
   }
-  return { checks: Object.fromEntries(merged), origins, removedBy }
+  return { checks: Object.assign(byId<CheckEntry>(), Object.fromEntries(merged)), origins, removedBy }
 }
 
 /** Merges keyed checks of several layers, lowest first (see mergeCheckLayersWithOrigins). */

@@ -7,6 +7,7 @@ import { mergeLayers, type LayerInput, type MergedConfig } from './compose.js'
 import { DEFAULT_EVIDENCE_TYPE, DEFAULT_EVIDENCE_TYPES, type CheckEntry } from './define.js'
 import { expandAllChecks } from './dependencies.js'
 import { formatIssues } from './issues.js'
+import { byId } from './merge.js'
 import type { Protocols } from './parse.js'
 import { chainEntries, dependsOnProblems, inheritanceChain, inheritanceProblems, otherProtocolProblems, removedByOf } from './protocols.js'
 import { checkSchema, type CheckSchemaOutput, type ProtocolSchemaOutput } from './schema.js'
@@ -49,7 +50,7 @@ export function protocolNames(raw: unknown, source = 'the configuration'): strin
 function pickName(protocols: Protocols, requested: string | undefined, source: string): string {
   const names = Object.keys(protocols)
   if (requested === undefined || requested === 'default') {
-    if ('default' in protocols) return 'default'
+    if (Object.hasOwn(protocols, 'default')) return 'default'
     if (names.length === 1) return names[0] as string
     if (requested === undefined) {
       throw new VerifyConfigError('E_PROTOCOL_NOT_FOUND', `${source} declares several protocols and none is named "default"`, [
@@ -57,7 +58,7 @@ function pickName(protocols: Protocols, requested: string | undefined, source: s
       ])
     }
   }
-  if (requested !== undefined && requested in protocols) return requested
+  if (requested !== undefined && Object.hasOwn(protocols, requested)) return requested
   throw new VerifyConfigError('E_PROTOCOL_NOT_FOUND', `No protocol "${requested}" in ${source}`, [`protocols: ${names.join(', ')}`])
 }
 
@@ -67,7 +68,7 @@ function resolveCheck(id: string, entry: Exclude<CheckEntry, false>, protocol: P
   const check: ResolvedCheck = {
     id,
     name: def.name ?? id,
-    evidenceType: def.evidenceType ?? DEFAULT_EVIDENCE_TYPES[id] ?? DEFAULT_EVIDENCE_TYPE,
+    evidenceType: def.evidenceType ?? (Object.hasOwn(DEFAULT_EVIDENCE_TYPES, id) ? DEFAULT_EVIDENCE_TYPES[id] : undefined) ?? DEFAULT_EVIDENCE_TYPE,
     required: def.required ?? true,
     kind,
     timeoutMs: protocol.timeoutFromCli ?? def.timeout ?? protocol.timeoutMs,
@@ -100,7 +101,7 @@ export interface ResolvedWithOrigins {
 
 /** Origins of a protocol's checks through its inheritance chain: each protocol's layers, base first. */
 function chainOrigins(merged: MergedConfig, names: readonly string[]): Record<string, string[]> {
-  const origins: Record<string, string[]> = {}
+  const origins = byId<string[]>()
   for (const name of names) {
     const protocol = merged.protocols[name] as ProtocolSchemaOutput
     for (const [id, entry] of Object.entries(protocol.checks)) {

@@ -56,6 +56,28 @@ function structuredCloneShallowPaths(value: unknown, issues: readonly z.core.$Zo
   return root
 }
 
+// A `__proto__` key would vanish in validation (records drop it) and take its check or protocol with it, silently.
+const RESERVED_KEY = '__proto__'
+
+function ownKeyed(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+function reservedKeyProblems(raw: Record<string, unknown>, isMulti: boolean): string[] {
+  const problems: string[] = []
+  const inChecks = (checks: unknown, prefix: string[]) => {
+    if (ownKeyed(checks) && Object.hasOwn(checks, RESERVED_KEY)) {
+      problems.push(`${formatPath(prefix)}["${RESERVED_KEY}"]: "${RESERVED_KEY}" cannot be a check id (JavaScript reserves it): rename the check`)
+    }
+  }
+  if (!isMulti) inChecks(raw.checks, ['checks'])
+  else if (ownKeyed(raw.protocols)) {
+    if (Object.hasOwn(raw.protocols, RESERVED_KEY)) problems.push(`protocols["${RESERVED_KEY}"]: "${RESERVED_KEY}" cannot be a protocol name (JavaScript reserves it): rename the protocol`)
+    for (const [name, protocol] of Object.entries(raw.protocols)) if (ownKeyed(protocol)) inChecks(protocol.checks, ['protocols', name, 'checks'])
+  }
+  return problems
+}
+
 /** Validates a raw config: options first (pruning what is invalid to find every problem), then each check's fields. */
 export function collectConfig(raw: unknown, source: string): ParsedConfig {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -68,7 +90,7 @@ export function collectConfig(raw: unknown, source: string): ParsedConfig {
   }
   const isMulti = 'protocols' in raw
   const schema = isMulti ? configShallowSchema : protocolShallowSchema
-  const problems: string[] = []
+  const problems: string[] = reservedKeyProblems(raw as Record<string, unknown>, isMulti)
   let candidate: unknown = raw
   // A single protocol's `extends` naming another protocol is reported below; any other is a layer list.
   const layerKeys = LAYER_KEYS.filter((key) => key in raw && (isMulti || key !== 'extends' || typeof (raw as { extends?: unknown }).extends !== 'string'))

@@ -3,14 +3,14 @@
 import type { MergedConfig } from './compose.js'
 import type { CheckEntry } from './define.js'
 import { ALL_CHECKS, dependencyProblems, findCycle } from './dependencies.js'
-import { mergeCheckLayers } from './merge.js'
+import { byId, mergeCheckLayers } from './merge.js'
 import type { Protocols } from './parse.js'
 
 /** Follows `extends` between protocols, base first; undefined when it leads to an unknown protocol or a cycle. */
 export function inheritanceChain(protocols: Protocols, name: string): string[] | undefined {
   const chain: string[] = []
   for (let current: string | undefined = name; current !== undefined; current = protocols[current]?.extends) {
-    if (chain.includes(current) || !protocols[current]) return undefined
+    if (chain.includes(current) || !Object.hasOwn(protocols, current)) return undefined
     chain.push(current)
   }
   return chain.toReversed()
@@ -33,7 +33,7 @@ export function inheritanceProblems(protocols: Protocols): string[] {
         problems.add(`protocols.${first}.extends: a cycle ${ordered.join(' → ')}`)
         break
       }
-      if (!protocols[current]) {
+      if (!Object.hasOwn(protocols, current)) {
         problems.add(`protocols.${path.at(-1)}.extends: no protocol "${current}" (protocols: ${names.join(', ')})`)
         break
       }
@@ -50,7 +50,7 @@ export function chainEntries(merged: MergedConfig, chain: readonly string[]): Re
 
 /** Which layer (and protocol) removed each check that is still removed at the end of the chain. */
 export function removedByOf(merged: MergedConfig, chain: readonly string[], source: string): Record<string, string> {
-  const removedBy: Record<string, string> = {}
+  const removedBy = byId<string>()
   for (const n of chain) {
     for (const [id, entry] of Object.entries(merged.protocols[n]?.checks ?? {})) {
       if (entry !== false) delete removedBy[id]

@@ -1,17 +1,17 @@
 // The one zod schema of the configuration. Types of the DSL are inferred from it; JSON Schema is generated from it.
 import { z } from 'zod'
-import { parseDuration, type Duration } from '../duration.js'
+import { DURATION_RULE, parseDurationSetting, type Duration } from '../duration.js'
 import type { Reporter } from '../reporters/types.js'
 import type { RunFunction } from '../types.js'
 
 export const CHECK_ID_PATTERN = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/
 
-const DURATION_MESSAGE = 'expected a duration like "5m", "30s", "500ms" or milliseconds'
-
 /** A duration as written: milliseconds or a string like "5m". Exported so the JSON Schema can describe it. */
-export const durationInputSchema = z.custom<Duration>((value) => parseDuration(value) !== undefined, { message: DURATION_MESSAGE })
+export const durationInputSchema = z.custom<Duration>((value) => parseDurationSetting(value) !== undefined, {
+  error: (issue) => `expected ${DURATION_RULE}, got ${JSON.stringify(issue.input) ?? String(issue.input)}`,
+})
 
-export const durationSchema = durationInputSchema.transform((value) => parseDuration(value) as number)
+export const durationSchema = durationInputSchema.transform((value) => parseDurationSetting(value) as number)
 
 export const regExpSchema = z.instanceof(RegExp)
 

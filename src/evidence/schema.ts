@@ -13,6 +13,7 @@ const outputSchema = z.looseObject({
   bytes: z.number().int().min(0),
   truncated: z.boolean(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  logTruncated: z.string().optional(),
 })
 
 /** A failing test named by the report (TestFailure in types.ts). */
@@ -66,6 +67,8 @@ export const summarySchema = z.looseObject({
   passed: z.number().int().min(0),
   failed: z.number().int().min(0),
   skipped: z.number().int().min(0),
+  // Absent from files of earlier versions, which counted cancelled checks as skipped.
+  cancelled: z.number().int().min(0).optional(),
   pending: z.number().int().min(0),
   verdict: z.enum(['approved', 'rejected', 'incomplete']),
   issues: z.array(z.string()),

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises'
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { open, rename, rm, stat } from 'node:fs/promises'
 import * as path from 'node:path'
 import type { EvidenceFile } from '../types.js'
+import { makeFolderSync } from './location.js'
 import { evidenceFileSchema } from './schema.js'
 
 /** Evidence files larger than this are refused rather than parsed. */
@@ -20,7 +21,7 @@ export async function writeEvidenceFile(target: string, file: EvidenceFile): Pro
 
 /** Writes any JSON value atomically (temporary file, fsync, rename), with a trailing newline. */
 export async function writeJsonAtomic(target: string, file: unknown): Promise<void> {
-  await mkdir(path.dirname(target), { recursive: true })
+  makeFolderSync(path.dirname(target))
   const temporary = temporaryPath(target)
   try {
     const handle = await open(temporary, 'wx')
@@ -39,7 +40,7 @@ export async function writeJsonAtomic(target: string, file: unknown): Promise<vo
 
 /** Synchronous {@link writeEvidenceFile}, for signal handlers where nothing async will finish. */
 export function writeEvidenceFileSync(target: string, file: EvidenceFile): void {
-  mkdirSync(path.dirname(target), { recursive: true })
+  makeFolderSync(path.dirname(target))
   const temporary = temporaryPath(target)
   try {
     const fd = openSync(temporary, 'wx')

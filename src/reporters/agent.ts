@@ -66,7 +66,7 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   const rel = (path: string) => relative(cwd, path) || path
   const logDir = join(dirname(outcome.evidencePath), 'logs')
   const ms = Date.parse(checklist.finishedAt ?? '') - Date.parse(checklist.startedAt ?? '')
-  const counts = [`${summary.passed} passed`, summary.failed && `${summary.failed} failed`, summary.skipped && `${summary.skipped} skipped`, summary.pending && `${summary.pending} pending`]
+  const counts = [`${summary.passed} passed`, summary.failed && `${summary.failed} failed`, summary.skipped && `${summary.skipped} skipped`, summary.cancelled && `${summary.cancelled} cancelled`, summary.pending && `${summary.pending} pending`]
   const out = [
     `verify: ${summary.verdict.toUpperCase()} — ${counts.filter(Boolean).join(', ')} of ${checks(summary.total)} (${scopeLabel(outcome)}${Number.isFinite(ms) ? `, ${formatDuration(ms)}` : ''})`,
   ]

@@ -47,6 +47,7 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
     c.green(`${summary.passed} passed`),
     summary.failed ? c.red(`${summary.failed} failed`) : `${summary.failed} failed`,
     `${summary.skipped} skipped`,
+    ...(summary.cancelled ? [c.yellow(`${summary.cancelled} cancelled`)] : []),
     summary.pending ? c.yellow(`${summary.pending} pending`) : `${summary.pending} pending`,
   ]
   lines.push(`${c.dim(' Checks ')} ${counts.join(c.dim(' · '))} ${c.dim(`(${summary.total})`)}`)

@@ -124,7 +124,7 @@ export function renderMarkdownSummary(run: RunOutcome, options: MarkdownSummaryO
   const results = checklist.results
   const limit = options.limitLabel ?? formatBytes(options.maxBytes)
   const ms = Date.parse(checklist.finishedAt ?? '') - Date.parse(checklist.startedAt ?? '')
-  const counts = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped, ${summary.pending} pending`
+  const counts = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped, ${summary.cancelled ? `${summary.cancelled} cancelled, ` : ''}${summary.pending} pending`
   const head =
     `### ${VERDICT_ICON[summary.verdict]} verify${shard ? ` shard ${shard.index}/${shard.total}` : ''}: ${summary.verdict}\n\n` +
     `${shard ? `Shard ${shard.index}/${shard.total} of protocol` : 'Protocol'} \`${escapeMarkdown(checklist.protocol.name).replace(/`/g, '')}\` · ${summary.total} check${summary.total === 1 ? '' : 's'}: ${counts}` +

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, createWriteStream, rmSync } from 'node:fs'
+import { createWriteStream, rmSync } from 'node:fs'
 import type { WriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { dirname } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
+import { makeFolderSync } from '../evidence/location.js'
 import type { Redactor } from '../evidence/redact.js'
 import type { OutputRecord } from '../types.js'
 import { incompleteEscapeStart, stripAnsi } from './ansi.js'
@@ -70,6 +71,7 @@ export class OutputCapture {
   readonly #seen: boolean[]
   #overlap = ''
   #logged = 0
+  #logDropped: string | null = null
   #finished: Promise<OutputRecord> | null = null
 
   constructor(options: OutputCaptureOptions = {}) {
@@ -130,6 +132,9 @@ export class OutputCapture {
     }
     const record = this.#record()
     await this.#closeLog()
+    // The evidence says when the full log is not whole, so nobody reads a cut log as the complete output.
+    const why = this.logError ? `the log could not be written: ${this.logError.message}` : this.#logDropped
+    if (why) record.logTruncated = why
     return record
   }
 
@@ -241,7 +246,7 @@ export class OutputCapture {
 
   #openLog(file: string): void {
     try {
-      mkdirSync(dirname(file), { recursive: true })
+      makeFolderSync(dirname(file))
       // An error destroys the stream, which stops further writes.
       this.#log = createWriteStream(file).on('error', (error) => (this.logError = error))
     } catch (error) {
@@ -262,6 +267,7 @@ export class OutputCapture {
     const log = this.#log
     if (!log || log.destroyed || log.writableEnded) return
     if (log.writableLength > LOG_BACKLOG_MAX) {
+      this.#logDropped = `the disk could not keep up; the log stops after ${this.#logged} bytes`
       this.#stopLog(`\n[… log truncated at ${this.#logged} bytes: the disk could not keep up …]\n`)
       return
     }

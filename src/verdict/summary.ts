@@ -49,6 +49,7 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
     passed: 0,
     failed: 0,
     skipped: 0,
+    cancelled: 0,
     pending: 0,
     verdict,
     issues: [],
@@ -58,7 +59,8 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
   for (const result of results) {
     if (result.status === 'passed') summary.passed++
     else if (isFailing(result.status)) summary.failed++
-    else if (result.status === 'skipped' || result.status === 'cancelled') summary.skipped++
+    else if (result.status === 'skipped') summary.skipped++
+    else if (result.status === 'cancelled') summary.cancelled++
     else summary.pending++
     if (result.status === 'passed') continue
     const { issue, recommendation } = describe(result, opts)
@@ -69,6 +71,10 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
     }
     summary.issues.push(issue)
     if (!summary.recommendations.includes(recommendation)) summary.recommendations.push(recommendation)
+  }
+  for (const result of results) {
+    const why = result.evidence?.output.logTruncated
+    if (why && !result.evidence?.reused) summary.warnings.push(`The log of "${result.id}" is incomplete (${why}); its evidence keeps the head and tail of the output, its byte count and SHA-256.`)
   }
   if (options.interrupted) summary.issues.unshift('The run was interrupted before every check settled')
   if (summary.passed + summary.failed === 0 && verdict === 'incomplete' && summary.issues.length === 0) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatDuration, parseDuration } from '../../src/duration.js'
+import { formatDuration, parseDuration, parseDurationSetting } from '../../src/duration.js'
 
 describe('parseDuration', () => {
   it.each([
@@ -65,5 +65,21 @@ describe('formatDuration', () => {
 
   it('round-trips with parseDuration for whole minutes', () => {
     expect(formatDuration(parseDuration('5m') as number)).toBe('5m 00s')
+  })
+})
+
+describe('parseDurationSetting: the one rule of every duration setting', () => {
+  it.each([0, '0', '0s', '0ms', 0.4, -1, '-1s', '25d', 2_147_483_648, 'soon'])('refuses %j', (value) => {
+    expect(parseDurationSetting(value)).toBeUndefined()
+  })
+
+  it.each([
+    [1, 1],
+    ['1ms', 1],
+    ['24d', 2_073_600_000],
+    [2_147_483_647, 2_147_483_647],
+    ['1.5m', 90_000],
+  ])('accepts %j as %d ms', (value, ms) => {
+    expect(parseDurationSetting(value)).toBe(ms)
   })
 })

@@ -15,7 +15,7 @@ function result(id: string, status: CheckStatus, options: { required?: boolean; 
 }
 
 describe('summarize: counts', () => {
-  it('counts passed, failing (failed/timed_out/error), skipped (skipped/cancelled) and pending (manual/stale)', () => {
+  it('counts passed, failing (failed/timed_out/error), skipped, cancelled and pending (manual/stale) apart', () => {
     const summary = summarize(
       [
         result('a', 'passed'),
@@ -30,8 +30,8 @@ describe('summarize: counts', () => {
       ],
       false,
     )
-    expect(summary).toMatchObject({ total: 9, passed: 2, failed: 3, skipped: 2, pending: 2, verdict: 'rejected' })
-    expect(summary.passed + summary.failed + summary.skipped + summary.pending).toBe(summary.total)
+    expect(summary).toMatchObject({ total: 9, passed: 2, failed: 3, skipped: 1, cancelled: 1, pending: 2, verdict: 'rejected' })
+    expect(summary.passed + summary.failed + summary.skipped + summary.cancelled + summary.pending).toBe(summary.total)
   })
 
   it('approves with no issue when every check passed', () => {

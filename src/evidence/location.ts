@@ -1,0 +1,107 @@
+// Where evidence and logs go: folders made one level at a time, and a location proved writable before a run.
+import { randomBytes } from 'node:crypto'
+import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs'
+import * as path from 'node:path'
+
+/** Why a folder could not be made or written, in words, with the path it is about. */
+export class FolderError extends Error {
+  readonly path: string
+  readonly code: string | undefined
+
+  constructor(message: string, at: string, code?: string) {
+    super(message)
+    this.name = 'FolderError'
+    this.path = at
+    this.code = code
+  }
+}
+
+function codeOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | null)?.code
+}
+
+function statOrNull(at: string): ReturnType<typeof statSync> | null {
+  try {
+    return statSync(at)
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return null
+    throw new FolderError(`cannot look at ${at} (${codeOf(error) ?? (error as Error).message})`, at, codeOf(error))
+  }
+}
+
+/**
+ * Makes `dir` and its missing parents, one level at a time. Unlike `mkdir(…, { recursive: true })`, which
+ * loops forever where the kernel answers ENOENT for a parent that exists (/proc, /sys), this ends with a
+ * {@link FolderError} that names the first path it could not make, or the file that stands in the way.
+ */
+export function makeFolderSync(dir: string): void {
+  const missing: string[] = []
+  let at = path.resolve(dir)
+  for (;;) {
+    const found = statOrNull(at)
+    if (found) {
+      if (!found.isDirectory()) throw new FolderError(`${at} is a file, not a folder`, at, 'ENOTDIR')
+      break
+    }
+    missing.unshift(at)
+    const parent = path.dirname(at)
+    if (parent === at) break
+    at = parent
+  }
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder)
+    } catch (error) {
+      // Made meanwhile by another process: fine as long as it is a folder.
+      if (codeOf(error) === 'EEXIST' && statOrNull(folder)?.isDirectory()) continue
+      throw new FolderError(`cannot create the folder ${folder} (${codeOf(error) ?? (error as Error).message})`, folder, codeOf(error))
+    }
+  }
+}
+
+/** Writes and removes a small file in `dir`: the folder exists, may be written, and has room. */
+function probeWrite(dir: string): void {
+  const probe = path.join(dir, `.verify-probe.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  let fd: number | null = null
+  try {
+    fd = openSync(probe, 'wx')
+    writeSync(fd, Buffer.alloc(4096, 0x20))
+    fsyncSync(fd)
+  } catch (error) {
+    throw new FolderError(`cannot write in ${dir} (${codeOf(error) ?? (error as Error).message})`, dir, codeOf(error))
+  } finally {
+    if (fd !== null) closeSync(fd)
+    rmSync(probe, { force: true })
+  }
+}
+
+const ADVICE: Record<string, string> = {
+  ENOSPC: 'the device is full: free some space',
+  EDQUOT: 'the disk quota is used up: free some space',
+  EACCES: 'permission denied: choose a folder you may write',
+  EPERM: 'the operation is not permitted there: choose a folder on an ordinary disk',
+  EROFS: 'the file system is read-only: choose a writable folder',
+  ENOTDIR: 'a file stands where a folder must be: remove or rename it',
+  ENOENT: 'it cannot hold files (a special file system such as /proc or /sys?): choose a folder on an ordinary disk',
+}
+
+/**
+ * Proves, before any check runs, that the evidence file and the logs can be written: the folders are made
+ * and a small file is written and removed in each. Returns null, or one paragraph that names the path and
+ * what to do — so a long run never ends with results it cannot keep.
+ */
+export function evidenceLocationProblem(evidencePath: string, logDir: string): string | null {
+  try {
+    const target = statOrNull(evidencePath)
+    if (target && !target.isFile()) return `--evidence ${evidencePath} is not a file: name a file, e.g. .verify/evidence.json`
+    for (const dir of [path.dirname(evidencePath), logDir]) {
+      makeFolderSync(dir)
+      probeWrite(dir)
+    }
+    return null
+  } catch (error) {
+    if (!(error instanceof FolderError)) throw error
+    const advice = ADVICE[error.code ?? ''] ?? 'choose another location'
+    return `Cannot write the evidence at ${evidencePath}: ${error.message}; ${advice}, or pass --evidence <file> to write it elsewhere. Nothing was run.`
+  }
+}
