@@ -7,6 +7,8 @@ import { CONFIG_FILES, isFile, PACKAGE_JSON_KEY, RC_FILE } from '../config/files
 import { VerifyUsageError } from '../errors.js'
 import { NODE_SCRIPTS, scriptFor, type NodeCheckId } from '../presets/node.js'
 import { detectPackageManager, readPackageJson, runScript, type PackageJson, type PackageManager } from '../presets/project.js'
+import { AGENTS, isAgentName, type AgentName } from '../integrations/agents/adapters.js'
+import { hookCommandLine, installHook } from '../integrations/agents/install.js'
 import { parse } from './args.js'
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
@@ -14,6 +16,7 @@ import type { CliIO } from './io.js'
 export const INIT_OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   force: { type: 'boolean' },
+  agent: { type: 'string' },
   cwd: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -106,10 +109,24 @@ function confirmWith(prompt: (question: string) => Promise<string>): Confirm {
   }
 }
 
+/** Installs the agent's stop hook and says what changed. */
+async function describeInstall(dir: string, agent: AgentName): Promise<string> {
+  const { file, added } = await installHook(dir, agent)
+  if (added.length === 0) return `${file} already runs \`${hookCommandLine(agent)}\`: nothing to change`
+  return `added \`${hookCommandLine(agent)}\` to ${file} (${added.join(', ')}); other hooks kept. See docs/agents.md.`
+}
+
 export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse('init', argv, INIT_OPTIONS)
   if (positionals.length > 0) throw new VerifyUsageError(`verify init takes no arguments, got: ${positionals.join(' ')}`)
   const dir = resolve(io.cwd, values.cwd ?? '.')
+  const agent = values.agent
+  if (agent !== undefined && !isAgentName(agent)) throw new VerifyUsageError(`--agent takes one of ${AGENTS.join(', ')}, got "${agent}"`)
+  // With a config already there, `--agent` only adds the stop hook: the protocol is the project's own.
+  if (agent && !values.force && existingConfigs(dir, existsSync(join(dir, 'package.json')) ? readPackage(dir) : undefined).length > 0) {
+    io.stdout(`${await describeInstall(dir, agent)}\n`)
+    return ExitCode.approved
+  }
   const pkg = readPackage(dir)
   const existing = existingConfigs(dir, pkg)
   if (existing.length > 0 && !values.force) {
@@ -147,6 +164,7 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   const width = Math.max(0, ...planned.map((c) => c.id.length))
   for (const check of planned) out.push(`  ${check.id.padEnd(width)}  ${check.command}${check.id === 'test' && planned.some((c) => c.id === 'build') ? '  (after build)' : ''}`)
   if (ignore) out.push(ignoreVerifyFolder(dir))
+  if (agent) out.push(await describeInstall(dir, agent))
   out.push('', 'Next:')
   const deps = { ...pkg.dependencies, ...pkg.devDependencies }
   if (pkg.name !== 'verify-protocol' && deps['verify-protocol'] === undefined) out.push(`  ${installCommand(pm.name).padEnd(34)}  the config imports verify-protocol`)

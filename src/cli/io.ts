@@ -1,5 +1,6 @@
 // The CLI's view of its process, injectable so commands can be tested in process.
 import { createInterface } from 'node:readline/promises'
+import { readStream } from './stdin.js'
 export interface CliIO {
   stdout: (text: string) => void
   stderr: (text: string) => void
@@ -12,6 +13,8 @@ export interface CliIO {
   columns?: number
   /** Asks a person a question on the terminal; absent when stdin is not a terminal. */
   prompt?: (question: string) => Promise<string>
+  /** All of stdin as text, bounded in size and time (`verify hook` reads the agent's JSON with it). */
+  readStdin?: (maxBytes: number, timeoutMs: number) => Promise<string>
 }
 
 // A reader that went away (`verify | head`) must not crash the run: the evidence is still written.
@@ -31,6 +34,7 @@ export function processIO(): CliIO {
     ...(process.stdout.rows ? { rows: process.stdout.rows } : {}),
     ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
     ...(process.stdin.isTTY ? { prompt: ask } : {}),
+    readStdin: (maxBytes, timeoutMs) => readStream(process.stdin, maxBytes, timeoutMs),
   }
 }
 

@@ -2,7 +2,7 @@
 import { VerifyConfigError, VerifyError } from '../errors.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
-import { APPROVE_HELP, CHECK_HELP, HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
+import { APPROVE_HELP, CHECK_HELP, HELP, HOOK_HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
 import { processIO, type CliIO } from './io.js'
 
 type Command = (argv: string[], io: CliIO) => Promise<number>
@@ -16,10 +16,11 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   list: { run: async (argv, io) => (await import('./list.js')).listCommand(argv, io), help: LIST_HELP },
   init: { run: async (argv, io) => (await import('./init.js')).initCommand(argv, io), help: INIT_HELP },
   schema: { run: async (argv, io) => (await import('./schema.js')).schemaCommand(argv, io), help: SCHEMA_HELP },
+  hook: { run: async (argv, io) => (await import('./hook.js')).hookCommand(argv, io), help: HOOK_HELP },
 }
 
 // Flags that take a value: the word after them is that value, never a command.
-const VALUE_FLAGS = new Set(['--only', '--skip', '--concurrency', '--timeout', '--max-age', '--reporter', '--evidence', '--config', '--cwd', '--shard', '--by', '--note', '--protocol'])
+const VALUE_FLAGS = new Set(['--only', '--skip', '--concurrency', '--timeout', '--max-age', '--reporter', '--evidence', '--config', '--cwd', '--shard', '--by', '--note', '--protocol', '--max-blocks', '--agent'])
 
 /** Where the command is: the first word that is not a flag or a flag's value (`verify --no-color check` works). */
 function commandIndex(argv: readonly string[]): number {
