@@ -119,9 +119,19 @@ export async function promptApprovals(context: CommandContext, checklist: Checkl
     const check = checklist.protocol.checks.find((c) => c.id === result.id)
     if (!check || check.kind !== 'manual' || (result.status !== 'pending_manual' && result.status !== 'stale')) continue
     const answer = await ask(`\nApprove "${check.name}"? ${check.manual ?? ''} [y/N] `)
+    if (answer === null) {
+      io.stdout(`Input closed: "${check.name}" and any other manual check stay unapproved.\n`)
+      break
+    }
     if (!/^y(es)?$/i.test(answer.trim())) continue
     const fallback = defaultApprover(checklist.protocol.rootDir)
-    const by = (await ask(`Approved by [${fallback}]: `)).trim() || fallback
+    const name = await ask(`Approved by [${fallback}]: `)
+    // Closing the input at the name is a no, never an approval in the default name.
+    if (name === null) {
+      io.stdout(`Input closed before a name was given: "${check.name}" is not approved.\n`)
+      break
+    }
+    const by = name.trim() || fallback
     const approval = await approve(context, check, workspace, by, null, true)
     Object.assign(result, { status: 'passed', reason: null, evidence: approvalEvidence(approval) })
     changed = true

@@ -11,8 +11,8 @@ export interface CliIO {
   rows?: number
   /** Terminal width, when stdout is one. */
   columns?: number
-  /** Asks a person a question on the terminal; absent when stdin is not a terminal. */
-  prompt?: (question: string) => Promise<string>
+  /** Asks a person a question on the terminal; null when the input was closed (Ctrl-D). Absent without a terminal. */
+  prompt?: (question: string) => Promise<string | null>
   /** All of stdin as text, bounded in size and time (`verify hook` reads the agent's JSON with it). */
   readStdin?: (maxBytes: number, timeoutMs: number) => Promise<string>
 }
@@ -38,10 +38,17 @@ export function processIO(): CliIO {
   }
 }
 
-async function ask(question: string): Promise<string> {
+async function ask(question: string): Promise<string | null> {
   const rl = createInterface({ input: process.stdin, output: process.stdout })
   try {
     return await rl.question(question)
+  } catch (error) {
+    // Ctrl-D closes the input: no answer, which is not an interrupt (Ctrl-C still is one).
+    if ((error as Error).name === 'AbortError' && /Ctrl\+D/.test((error as Error).message)) {
+      process.stdout.write('\n')
+      return null
+    }
+    throw error
   } finally {
     rl.close()
   }
