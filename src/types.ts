@@ -94,6 +94,8 @@ export interface ResolvedProtocol {
   redact: (string | RegExp)[]
   /** Cap of each check's full log file, in bytes. */
   logLimitBytes: number
+  /** Which approvals of manual checks count: `tty` refuses those recorded without a terminal (a script, an agent). */
+  approvals?: 'any' | 'tty'
   checks: ResolvedCheck[]
 }
 

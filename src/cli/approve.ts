@@ -37,7 +37,7 @@ function defaultApprover(cwd: string): string {
   }
 }
 
-async function approve(context: CommandContext, check: ResolvedCheck, workspace: WorkspaceInfo, by: string, note: string | null): Promise<Approval> {
+async function approve(context: CommandContext, check: ResolvedCheck, workspace: WorkspaceInfo, by: string, note: string | null, tty: boolean): Promise<Approval> {
   const { rootDir } = context.loaded.protocol
   const approval: Approval = {
     by,
@@ -46,6 +46,7 @@ async function approve(context: CommandContext, check: ResolvedCheck, workspace:
     fingerprint: await currentFingerprint(check, rootDir, workspace),
     checkDigest: checkDigest(check, rootDir),
     evidenceType: check.evidenceType,
+    tty,
   }
   await recordApproval(context.approvalsPath, check.id, signApproval(approval, context.signingKey))
   return approval
@@ -68,9 +69,15 @@ export async function approveCommand(argv: string[], io: CliIO): Promise<number>
       `"${checkId}" is a ${check.kind} check: it proves itself by running, not by approval. Run \`npx verify run --only ${checkId}\`.`,
     )
   }
+  const atTerminal = io.isTTY && io.prompt !== undefined
+  if (protocol.approvals === 'tty' && !atTerminal) {
+    throw new VerifyUsageError(
+      `Protocol "${protocol.name}" accepts only approvals given by a person at a terminal (approvals: 'tty'), and this one has no terminal on stdin and stdout. Run \`npx verify approve ${checkId}\` in an interactive terminal.`,
+    )
+  }
   const workspace = await workspaceFingerprint(protocol.rootDir)
   const note = values.note === undefined ? null : context.redact(values.note)
-  const approval = await approve(context, check, workspace, values.by?.trim() || defaultApprover(protocol.rootDir), note)
+  const approval = await approve(context, check, workspace, values.by?.trim() || defaultApprover(protocol.rootDir), note, atTerminal)
 
   // Keep the evidence file in step, so `verify check` sees the approval without another run. Every check is judged
   // again against the code as it is now: the file never claims more than holds.
@@ -112,10 +119,20 @@ export async function promptApprovals(context: CommandContext, checklist: Checkl
     const check = checklist.protocol.checks.find((c) => c.id === result.id)
     if (!check || check.kind !== 'manual' || (result.status !== 'pending_manual' && result.status !== 'stale')) continue
     const answer = await ask(`\nApprove "${check.name}"? ${check.manual ?? ''} [y/N] `)
+    if (answer === null) {
+      io.stdout(`Input closed: "${check.name}" and any other manual check stay unapproved.\n`)
+      break
+    }
     if (!/^y(es)?$/i.test(answer.trim())) continue
     const fallback = defaultApprover(checklist.protocol.rootDir)
-    const by = (await ask(`Approved by [${fallback}]: `)).trim() || fallback
-    const approval = await approve(context, check, workspace, by, null)
+    const name = await ask(`Approved by [${fallback}]: `)
+    // Closing the input at the name is a no, never an approval in the default name.
+    if (name === null) {
+      io.stdout(`Input closed before a name was given: "${check.name}" is not approved.\n`)
+      break
+    }
+    const by = name.trim() || fallback
+    const approval = await approve(context, check, workspace, by, null, true)
     Object.assign(result, { status: 'passed', reason: null, evidence: approvalEvidence(approval) })
     changed = true
   }

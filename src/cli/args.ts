@@ -2,6 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { DURATION_RULE, parseDurationSetting } from '../duration.js'
 import { VerifyUsageError } from '../errors.js'
+import { closest } from './suggest.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
 
@@ -11,9 +12,25 @@ export function parse<const O extends Options>(command: string, argv: string[], 
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, allowNegative: true, strict: true })
   } catch (error) {
-    const text = error instanceof Error ? error.message.split('\n')[0] : String(error)
-    throw new VerifyUsageError(`${text}. Run \`verify ${command} --help\` for the options.`)
+    throw new VerifyUsageError(`${parseProblem(command, error, options)} Run \`verify ${command} --help\` for the options.`)
   }
+}
+
+/** What was wrong with the words, in verify's words rather than node:util's. */
+function parseProblem(command: string, error: unknown, options: Options): string {
+  const code = (error as { code?: unknown }).code
+  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
+  const flag = /'(-[^' ]*)/.exec(message)?.[1]
+  const known = Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.type === 'boolean' ? [`--no-${name}`] : []), ...(o.short ? [`-${o.short}`] : [])])
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
+    const near = closest(flag, known)
+    return `\`verify ${command}\` has no option ${flag}${near ? ` — did you mean ${near}?` : '.'}`
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
+    const name = flag.replace(/^-+/, '')
+    return options[name]?.type === 'boolean' ? `${flag} takes no value.` : `${flag} needs a value.`
+  }
+  return `${message.replace(/\.$/, '')}.`
 }
 
 /** `--only a,b --only c` → ['a', 'b', 'c']. */

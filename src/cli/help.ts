@@ -7,8 +7,9 @@ Usage:
   verify approve <checkId>            approve a manual check for the current code
   verify merge <evidence...>          combine the evidence of shards into one verdict
   verify list [protocol] [--json]     the resolved protocol(s): checks, types, order, layers
-  verify init [--yes] [--force]       write a verify.config.ts from package.json scripts
+  verify init [--yes] [--agent name]  write a verify.config.ts from package.json scripts; add an agent's stop hook
   verify schema [config|evidence]     print a JSON Schema
+  verify hook <agent> [protocol]      the stop gate of a coding agent (claude-code, codex, cursor, gemini, copilot)
   verify --help | --version
 
 Run options:
@@ -87,7 +88,7 @@ Options:
 Exit codes: 0 listed · 2 usage or config error
 `
 
-export const INIT_HELP = `verify init [--yes] [--force] — write a verify.config.ts from package.json
+export const INIT_HELP = `verify init [--yes] [--force] [--agent <name>] — write a verify.config.ts from package.json
 
 Spells out build / typecheck / lint / test checks for the scripts package.json has, run with the package manager of
 the lockfile, and adds .verify/ to .gitignore. Asks before each check in an interactive terminal (not in CI).
@@ -95,6 +96,8 @@ the lockfile, and adds .verify/ to .gitignore. Asks before each check in an inte
 Options:
   --yes, -y             no questions: take every check found
   --force               replace an existing verify config (verify init never overwrites one otherwise)
+  --agent <name>        add verify's stop gate to the agent's settings (claude-code, codex, cursor, gemini,
+                        copilot), merged with the hooks already there; with a config present, only that
   --cwd <dir>           the project folder
 
 Exit codes: 0 written · 2 a config exists (without --force), no package.json, or a usage error
@@ -104,4 +107,23 @@ export const SCHEMA_HELP = `verify schema [config|evidence] — print a JSON Sch
 
   config     what a verify.config.json, .verifyrc or the "verify" key of package.json may hold
   evidence   the evidence file verify writes (.verify/evidence.json)
+`
+
+export const HOOK_HELP = `verify hook <agent> [protocol] — keep a coding agent working until the verdict is approved
+
+Reads the agent's stop event (JSON) on stdin, runs the protocol in the folder the event names, reusing valid
+evidence, and answers on stdout in the agent's form: nothing to act on when approved; otherwise a block whose reason
+is what failed, the command, the lines that matter and the command to run. Anything that goes wrong (bad input, a
+broken config, a crash, the time budget) blocks, with the problem as the reason. After --max-blocks blocks in a row
+the stop goes through, and the user is told the work is NOT verified. VERIFY_HOOK=off lets every stop through.
+
+Agents: claude-code (Stop, SubagentStop) · codex (Stop) · cursor (stop) · gemini (AfterAgent) · copilot (agentStop)
+Install: verify init --agent <agent>   (see docs/agents.md)
+
+Options:
+  --max-blocks N        blocks in a row before the stop goes through unverified (default 8)
+  --timeout 10m         the time the agent gives the hook; verify answers within it (default 10m)
+  --evidence <path>  --config <file>  --cwd <dir>
+
+Exit code: always 0 with the answer on stdout, as the agents read it (2 for a usage error of the hook line itself)
 `

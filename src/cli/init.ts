@@ -1,19 +1,24 @@
 // `verify init [--yes] [--force]`: writes a verify.config.ts from the project's package.json scripts and lockfile,
 // and ignores `.verify/` in git. The checks are spelled out rather than taken from the node preset: a script removed
 // from package.json must not silently remove a check from the gate.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
+import { accessSync, constants, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { delimiter, join, relative, resolve } from 'node:path'
 import { CONFIG_FILES, isFile, PACKAGE_JSON_KEY, RC_FILE } from '../config/files.js'
 import { VerifyUsageError } from '../errors.js'
 import { NODE_SCRIPTS, scriptFor, type NodeCheckId } from '../presets/node.js'
 import { detectPackageManager, readPackageJson, runScript, type PackageJson, type PackageManager } from '../presets/project.js'
+import { AGENTS, isAgentName, type AgentName } from '../integrations/agents/adapters.js'
+import { hookCommandLine, installHook } from '../integrations/agents/install.js'
 import { parse } from './args.js'
+import { planCommands, type PlannedCheck } from './init-scripts.js'
+import { tsconfigState } from './init-tsconfig.js'
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
 
 export const INIT_OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   force: { type: 'boolean' },
+  agent: { type: 'string' },
   cwd: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -25,14 +30,9 @@ const TARGET = 'verify.config.ts'
 
 const NAMES: Record<NodeCheckId, string> = { build: 'Build', typecheck: 'Typecheck', lint: 'Lint', test: 'Tests' }
 
-interface PlannedCheck {
-  id: NodeCheckId
-  command: string
-}
-
 function readPackage(dir: string): PackageJson {
   if (!existsSync(join(dir, 'package.json'))) {
-    throw new VerifyUsageError(`No package.json in ${dir}: verify init writes the checks from its scripts. Write verify.config.ts by hand instead (see docs/configuration.md).`)
+    throw new VerifyUsageError(`No package.json in ${dir}: verify init writes the checks from its scripts. Write verify.config.ts by hand instead (see node_modules/verify-protocol/docs/configuration.md).`)
   }
   try {
     return readPackageJson(dir)
@@ -66,7 +66,8 @@ export function renderConfig(checks: readonly PlannedCheck[], pm: PackageManager
   const body = lines.length > 0 ? lines : [`    // No build, typecheck, lint or test script was found. Add checks, e.g.:`, `    // build: { name: 'Build', command: ${quote(runScript(pm, 'build'))} },`]
   return [
     `// The verification protocol of this project: \`npx verify\` runs these checks and records evidence.`,
-    `// Written by \`verify init\` from package.json scripts (run with ${pm}, ${pmFrom}). Edit freely: docs/configuration.md.`,
+    `// Written by \`verify init\` from package.json scripts (run with ${pm}, ${pmFrom}). Edit freely; every option is in`,
+    `// node_modules/verify-protocol/docs/configuration.md (\`npx verify list\` shows the protocol as verify resolves it).`,
     `// The checks are spelled out rather than taken from 'verify-protocol/presets/node', so that removing a script`,
     `// from package.json cannot silently remove a check from the gate.`,
     `import { defineProtocol } from 'verify-protocol'`,
@@ -98,18 +99,47 @@ function installCommand(pm: PackageManager): string {
   return { npm: 'npm install -D verify-protocol', pnpm: 'pnpm add -D verify-protocol', yarn: 'yarn add -D verify-protocol', bun: 'bun add -d verify-protocol' }[pm]
 }
 
-/** A yes/no question through the terminal prompt; an empty answer takes the default. */
-function confirmWith(prompt: (question: string) => Promise<string>): Confirm {
+/** A yes/no question through the terminal prompt; an empty answer takes the default, closed input is a no. */
+function confirmWith(prompt: (question: string) => Promise<string | null>): Confirm {
   return async (question, defaultYes) => {
-    const answer = (await prompt(`${question} ${defaultYes ? '(Y/n)' : '(y/N)'} `)).trim().toLowerCase()
+    const given = await prompt(`${question} ${defaultYes ? '(Y/n)' : '(y/N)'} `)
+    if (given === null) return false
+    const answer = given.trim().toLowerCase()
     return answer === '' ? defaultYes : answer.startsWith('y')
   }
+}
+
+/** Is there an executable named `bin` in one of the PATH folders? */
+function onPath(bin: string, env: NodeJS.ProcessEnv): boolean {
+  return (env.PATH ?? '').split(delimiter).some((dir) => {
+    if (!dir) return false
+    try {
+      accessSync(join(dir, bin), constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+}
+
+/** Installs the agent's stop hook and says what changed. */
+async function describeInstall(dir: string, agent: AgentName): Promise<string> {
+  const { file, added } = await installHook(dir, agent)
+  if (added.length === 0) return `${file} already runs \`${hookCommandLine(agent)}\`: nothing to change`
+  return `added \`${hookCommandLine(agent)}\` to ${file} (${added.join(', ')}); other hooks kept. See docs/agents.md.`
 }
 
 export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse('init', argv, INIT_OPTIONS)
   if (positionals.length > 0) throw new VerifyUsageError(`verify init takes no arguments, got: ${positionals.join(' ')}`)
   const dir = resolve(io.cwd, values.cwd ?? '.')
+  const agent = values.agent
+  if (agent !== undefined && !isAgentName(agent)) throw new VerifyUsageError(`--agent takes one of ${AGENTS.join(', ')}, got "${agent}"`)
+  // With a config already there, `--agent` only adds the stop hook: the protocol is the project's own.
+  if (agent && !values.force && existingConfigs(dir, existsSync(join(dir, 'package.json')) ? readPackage(dir) : undefined).length > 0) {
+    io.stdout(`${await describeInstall(dir, agent)}\n`)
+    return ExitCode.approved
+  }
   const pkg = readPackage(dir)
   const existing = existingConfigs(dir, pkg)
   if (existing.length > 0 && !values.force) {
@@ -117,16 +147,18 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const pm = detectPackageManager(dir, pkg)
   const pmFrom = pm.from === 'packageManager' ? 'from the packageManager field' : pm.from === 'default' ? 'no lockfile found' : relative(dir, pm.from) || pm.from
-  let planned: PlannedCheck[] = (Object.keys(NODE_SCRIPTS) as NodeCheckId[]).flatMap((id) => {
+  const scripts = new Map((Object.keys(NODE_SCRIPTS) as NodeCheckId[]).flatMap((id) => {
     const script = scriptFor(pkg, id)
-    return script === undefined ? [] : [{ id, command: runScript(pm.name, script) }]
-  })
+    return script === undefined ? [] : [[id, script] as const]
+  }))
+  let planned = planCommands(pkg, pm.name, scripts)
+  const covered = [...scripts].filter(([id]) => !planned.some((c) => c.id === id))
 
   // Questions only at an interactive terminal (a prompt on stdin, stdout a TTY), never in CI, never with --yes.
   const ci = Boolean(io.env.CI) && io.env.CI !== 'false'
+  const ask = !values.yes && io.prompt && io.isTTY && !ci ? confirmWith(io.prompt) : undefined
   let ignore = true
-  if (!values.yes && io.prompt && io.isTTY && !ci) {
-    const ask = confirmWith(io.prompt)
+  if (ask) {
     const kept: PlannedCheck[] = []
     for (const check of planned) if (await ask(`Add the "${check.id}" check (${check.command})?`, true)) kept.push(check)
     planned = kept
@@ -145,9 +177,30 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   const summary = planned.length > 0 ? `${planned.length} check(s) from package.json scripts, run with ${pm.name} (${pmFrom})` : 'no checks: package.json has no build, typecheck, lint or test script'
   out.unshift(`${existing.includes(TARGET) ? 'replaced' : 'wrote'} ${TARGET}: ${summary}`)
   const width = Math.max(0, ...planned.map((c) => c.id.length))
-  for (const check of planned) out.push(`  ${check.id.padEnd(width)}  ${check.command}${check.id === 'test' && planned.some((c) => c.id === 'build') ? '  (after build)' : ''}`)
+  for (const check of planned) {
+    const after = check.id === 'test' && planned.some((c) => c.id === 'build') ? '  (after build)' : ''
+    const left = check.leftOut?.length ? `  (its script's ${check.leftOut.join(', ')} left to ${check.leftOut.length === 1 ? 'that check' : 'those checks'})` : ''
+    out.push(`  ${check.id.padEnd(width)}  ${check.command}${after}${left}`)
+  }
+  for (const [id, script] of covered) out.push(`  (no ${id} check: its script "${script}" only runs the other checks' scripts)`)
   if (ignore) out.push(ignoreVerifyFolder(dir))
-  out.push('', 'Next:')
+  const next: string[] = []
+  const tsconfig = tsconfigState(dir, TARGET)
+  if (tsconfig.kind === 'left-out') {
+    if (values.yes || (ask && (await ask(`Add ${TARGET} to tsconfig.json, so that a wrong check id in dependsOn is a type error?`, true)))) {
+      tsconfig.add()
+      out.push(`added ${TARGET} to tsconfig.json: the compiler now checks the protocol (e.g. ids in dependsOn)`)
+    } else {
+      next.push(`  ${`add "${TARGET}" to tsconfig.json`.padEnd(34)}  so the compiler checks the protocol (init --yes does it)`)
+    }
+  } else if (tsconfig.kind === 'cannot-add') {
+    out.push(`note: ${TARGET} is not type-checked: ${tsconfig.why}. Check it with a tsconfig of its own to catch wrong ids in dependsOn.`)
+  }
+  if (agent) out.push(await describeInstall(dir, agent))
+  if (pm.name !== 'npm' && !onPath(pm.name, io.env)) {
+    next.push(`  ${`corepack enable ${pm.name}`.padEnd(34)}  the checks run ${pm.name}, which is not on PATH (Corepack comes with Node.js)`)
+  }
+  out.push('', 'Next:', ...next)
   const deps = { ...pkg.dependencies, ...pkg.devDependencies }
   if (pkg.name !== 'verify-protocol' && deps['verify-protocol'] === undefined) out.push(`  ${installCommand(pm.name).padEnd(34)}  the config imports verify-protocol`)
   if (planned.length === 0) out.push(`  ${'edit verify.config.ts'.padEnd(34)}  add at least one check`)

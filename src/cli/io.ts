@@ -1,5 +1,6 @@
 // The CLI's view of its process, injectable so commands can be tested in process.
 import { createInterface } from 'node:readline/promises'
+import { readStream } from './stdin.js'
 export interface CliIO {
   stdout: (text: string) => void
   stderr: (text: string) => void
@@ -10,8 +11,10 @@ export interface CliIO {
   rows?: number
   /** Terminal width, when stdout is one. */
   columns?: number
-  /** Asks a person a question on the terminal; absent when stdin is not a terminal. */
-  prompt?: (question: string) => Promise<string>
+  /** Asks a person a question on the terminal; null when the input was closed (Ctrl-D). Absent without a terminal. */
+  prompt?: (question: string) => Promise<string | null>
+  /** All of stdin as text, bounded in size and time (`verify hook` reads the agent's JSON with it). */
+  readStdin?: (maxBytes: number, timeoutMs: number) => Promise<string>
 }
 
 // A reader that went away (`verify | head`) must not crash the run: the evidence is still written. Nor does
@@ -35,13 +38,21 @@ export function processIO(): CliIO {
     ...(process.stdout.rows ? { rows: process.stdout.rows } : {}),
     ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
     ...(process.stdin.isTTY ? { prompt: ask } : {}),
+    readStdin: (maxBytes, timeoutMs) => readStream(process.stdin, maxBytes, timeoutMs),
   }
 }
 
-async function ask(question: string): Promise<string> {
+async function ask(question: string): Promise<string | null> {
   const rl = createInterface({ input: process.stdin, output: process.stdout })
   try {
     return await rl.question(question)
+  } catch (error) {
+    // Ctrl-D closes the input: no answer, which is not an interrupt (Ctrl-C still is one).
+    if ((error as Error).name === 'AbortError' && /Ctrl\+D/.test((error as Error).message)) {
+      process.stdout.write('\n')
+      return null
+    }
+    throw error
   } finally {
     rl.close()
   }

@@ -4,6 +4,7 @@ import { loadConfigLayers } from '../config/load.js'
 import { resolveMerged } from '../config/normalize.js'
 import { VerifyUsageError } from '../errors.js'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
+import { commandText } from '../runner/command-text.js'
 import { parse } from './args.js'
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
@@ -95,9 +96,9 @@ function duration(ms: number): string {
   return `${ms}ms`
 }
 
-function commandText(check: ListedCheck): string {
+function shownCommand(check: ListedCheck): string {
   if (check.command === null) return check.kind === 'manual' ? `(manual) ${check.manual ?? ''}` : '(function)'
-  return typeof check.command === 'string' ? check.command : check.command.map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ')
+  return commandText(check.command)
 }
 
 function table(rows: string[][]): string[] {
@@ -120,7 +121,7 @@ function renderText(output: ListOutput, cwd: string): string {
     out.push('', `protocol ${p.name}${p.description ? ` — ${p.description}` : ''}`, `  ${options.join(' · ')}`, '')
     const rows = [['id', 'type', 'required', 'kind', 'depends on', 'timeout', 'from', 'command']]
     for (const c of p.checks) {
-      rows.push([c.id, c.evidenceType, c.required ? 'yes' : 'no', c.kind, c.dependsOn.join(',') || '-', duration(c.timeoutMs), c.layers.join(' → ') || '-', commandText(c)])
+      rows.push([c.id, c.evidenceType, c.required ? 'yes' : 'no', c.kind, c.dependsOn.join(',') || '-', duration(c.timeoutMs), c.layers.join(' → ') || '-', shownCommand(c)])
     }
     out.push(...table(rows).map((line) => `  ${line}`))
   }

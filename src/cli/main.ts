@@ -2,8 +2,9 @@
 import { VerifyConfigError, VerifyError } from '../errors.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
-import { APPROVE_HELP, CHECK_HELP, HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
+import { APPROVE_HELP, CHECK_HELP, HELP, HOOK_HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
 import { processIO, type CliIO } from './io.js'
+import { closest } from './suggest.js'
 
 type Command = (argv: string[], io: CliIO) => Promise<number>
 
@@ -16,10 +17,11 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   list: { run: async (argv, io) => (await import('./list.js')).listCommand(argv, io), help: LIST_HELP },
   init: { run: async (argv, io) => (await import('./init.js')).initCommand(argv, io), help: INIT_HELP },
   schema: { run: async (argv, io) => (await import('./schema.js')).schemaCommand(argv, io), help: SCHEMA_HELP },
+  hook: { run: async (argv, io) => (await import('./hook.js')).hookCommand(argv, io), help: HOOK_HELP },
 }
 
 // Flags that take a value: the word after them is that value, never a command.
-const VALUE_FLAGS = new Set(['--only', '--skip', '--concurrency', '--timeout', '--max-age', '--reporter', '--evidence', '--config', '--cwd', '--shard', '--by', '--note', '--protocol'])
+const VALUE_FLAGS = new Set(['--only', '--skip', '--concurrency', '--timeout', '--max-age', '--reporter', '--evidence', '--config', '--cwd', '--shard', '--by', '--note', '--protocol', '--max-blocks', '--agent'])
 
 /** Where the command is: the first word that is not a flag or a flag's value (`verify --no-color check` works). */
 function commandIndex(argv: readonly string[]): number {
@@ -33,6 +35,13 @@ function commandIndex(argv: readonly string[]): number {
     return Object.hasOwn(COMMANDS, word) ? i : -1
   }
   return -1
+}
+
+/** `verify lsit`: a word that named no protocol, and is a typo of a command. */
+function mistypedCommand(argv: readonly string[], error: unknown): string | undefined {
+  if (!(error instanceof VerifyError) || error.code !== 'E_PROTOCOL_NOT_FOUND') return undefined
+  const word = argv.find((w, i) => !w.startsWith('-') && (i === 0 || !VALUE_FLAGS.has(argv[i - 1] as string)))
+  return word ? closest(word, Object.keys(COMMANDS)) : undefined
 }
 
 /** Formats an error for people: what went wrong and every problem found, never a stack trace. */
@@ -68,6 +77,8 @@ export async function cli(argv: string[], io: CliIO = processIO()): Promise<numb
     return await command.run(args, io)
   } catch (error) {
     io.stderr(formatError(error))
+    const typo = at < 0 ? mistypedCommand(argv, error) : undefined
+    if (typo) io.stderr(`  Did you mean \`verify ${typo}\`? (commands: ${Object.keys(COMMANDS).join(', ')})\n`)
     if (io.env.DEBUG?.includes('verify') && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`)
     return ExitCode.usage
   }

@@ -20,6 +20,7 @@ import { CONFIG_OPTIONS, commandContext, maskedIO, saveEvidence } from './contex
 import { exitCodeOfSignal, exitCodeOfVerdict } from './exit-code.js'
 import type { WorkspaceInfo } from '../types.js'
 import type { CliIO } from './io.js'
+import type { Reporter } from '../reporters/types.js'
 import { priorResults } from './reuse.js'
 export const RUN_OPTIONS = {
   only: { type: 'string', multiple: true },
@@ -53,7 +54,15 @@ async function workspaceDrift(rootDir: string, before: WorkspaceInfo): Promise<s
 // Last resort: if verify exits for any reason, no check's process group outlives it.
 const killEveryGroup = () => killAllGroups('SIGKILL')
 
-export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> {
+/** What a caller inside verify (the agent hook) can hand a run beyond its flags. */
+export interface RunExtras {
+  /** Replace the reporters the flags and config would choose (the hook renders its own answer). */
+  reporters?: Reporter[]
+  /** Aborting it stops the run like SIGTERM does: running checks are killed, the evidence is written incomplete. */
+  signal?: AbortSignal
+}
+
+export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras = {}): Promise<number> {
   const { values, positionals } = parse('run', argv, RUN_OPTIONS)
   if (positionals.length > 1) throw new VerifyUsageError(`verify run takes one protocol name, got: ${positionals.join(' ')}`)
   const context = await commandContext(rawIO, values, positionals[0], {
@@ -81,7 +90,7 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
   const invocation = ['npx verify run', positionals[0], ...(['config', 'cwd', 'evidence'] as const).flatMap((flag) => (values[flag] ? [`--${flag}`, values[flag]] : []))]
     .filter(Boolean)
     .join(' ')
-  const reporter = combineReporters(await createReporters(values.reporter, io, color, context.loaded, { invocation }))
+  const reporter = combineReporters(extras.reporters ?? (await createReporters(values.reporter, io, color, context.loaded, { invocation })))
 
   const workspace = await workspaceFingerprint(protocol.rootDir)
   const shard = values.shard ? parseShard(values.shard) : undefined
@@ -120,6 +129,9 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
     return [signal, handler] as const
   })
   process.on('exit', killEveryGroup)
+  const onExtraAbort = () => onSignal('SIGTERM')
+  if (extras.signal?.aborted) onExtraAbort()
+  extras.signal?.addEventListener('abort', onExtraAbort, { once: true })
   try {
     let summary = await runVerification(checklist, {
       signal: controller.signal,
@@ -177,5 +189,6 @@ export async function runCommand(argv: string[], rawIO: CliIO): Promise<number> 
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler)
     process.off('exit', killEveryGroup)
+    extras.signal?.removeEventListener('abort', onExtraAbort)
   }
 }

@@ -1,6 +1,6 @@
 // The names c12 (3.x, name `verify`) discovers a config under, in the order it tries them. `verify init`, the loader
 // and folder entries of `extends` share them, so none of them can miss a config that c12 would load.
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 
 /** c12's SUPPORTED_EXTENSIONS, in its order. */
@@ -36,4 +36,39 @@ export function configInFolder(dir: string): string | undefined {
 export function projectRootOf(configFile: string): string {
   const dir = dirname(configFile)
   return basename(dir) === '.config' || basename(dir) === 'verify.config' ? dirname(dir) : dir
+}
+
+/** Does the folder hold something c12 loads as the verify config (a config file, .verifyrc, package.json's key)? */
+export function holdsConfig(dir: string): boolean {
+  if (configInFolder(dir) || isFile(join(dir, RC_FILE))) return true
+  const pkg = join(dir, 'package.json')
+  if (!isFile(pkg)) return false
+  try {
+    const data = JSON.parse(readFileSync(pkg, 'utf8')) as Record<string, unknown> | null
+    return typeof data === 'object' && data !== null && data[PACKAGE_JSON_KEY] !== undefined
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Where the config is, searching from `cwd` upward as git and Vitest do: up to the top of the git repository `cwd` is
+ * in, or outside git up to the nearest folder with a package.json. `searched` lists the folders looked in, for the
+ * "no config" message.
+ */
+export function findConfigDir(cwd: string): { dir: string | undefined; searched: string[] } {
+  const searched: string[] = []
+  const outsideGit = !ancestors(cwd).some((dir) => existsSync(join(dir, '.git')))
+  for (const dir of ancestors(cwd)) {
+    searched.push(dir)
+    if (holdsConfig(dir)) return { dir, searched }
+    if (existsSync(join(dir, '.git')) || (outsideGit && isFile(join(dir, 'package.json')))) break
+  }
+  return { dir: undefined, searched }
+}
+
+function ancestors(start: string): string[] {
+  const dirs = [start]
+  for (let dir = dirname(start); dir !== dirs.at(-1); dir = dirname(dir)) dirs.push(dir)
+  return dirs
 }

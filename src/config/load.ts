@@ -12,7 +12,7 @@ import type { PresetContext } from './define.js'
 import { collectLayers, type Layer } from './layers.js'
 import { mergeConfigObjects } from './merge.js'
 import { resolveMerged, type ProtocolOverrides } from './normalize.js'
-import { configInFolder, isFile, PACKAGE_JSON_KEY, projectRootOf, RC_FILE } from './files.js'
+import { configInFolder, findConfigDir, isFile, PACKAGE_JSON_KEY, projectRootOf, RC_FILE } from './files.js'
 import { errorSummary, EXPECTED_EXPORT } from './messages.js'
 
 /** Environment variables, as `process.env` holds them. */
@@ -99,8 +99,10 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
     throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `--cwd ${cwd} is not a folder`)
   }
   const configFile = options.configFile ? givenConfigFile(resolve(cwd, options.configFile)) : undefined
-  // c12 looks for .verifyrc and package.json in the project's folder, which is above `.config/`.
-  const baseDir = configFile ? projectRootOf(configFile) : cwd
+  // c12 looks for .verifyrc and package.json in the project's folder, which is above `.config/`; without --config the
+  // folder is found from cwd upward (a subfolder of the project finds the project's config).
+  const found = configFile ? undefined : findConfigDir(cwd)
+  const baseDir = configFile ? projectRootOf(configFile) : (found?.dir ?? cwd)
   // Presets see the folder of the config: discovery finds it in `cwd` (c12 does not search upwards).
   const context: PresetContext = { rootDir: baseDir, ...(configFile ? { configFile } : {}), env }
   const { loadConfig } = await import('c12')
@@ -132,7 +134,7 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
   if (!file && Object.keys(rootRaw).length === 0) {
     throw new VerifyConfigError(
       'E_CONFIG_NOT_FOUND',
-      `No verify config in ${cwd} (looked for verify.config.ts and the other verify.config.* files, .config/verify.*, .verifyrc, and "verify" in package.json). Run \`npx verify init\` to write one.`,
+      `No verify config found (looked for verify.config.ts and the other verify.config.* files, .config/verify.*, .verifyrc, and "verify" in package.json in ${searchedIn(found?.searched ?? [cwd])}). Run \`npx verify init\` to write one.`,
     )
   }
   const rootFile = file ?? configInFolder(baseDir) ?? resolve(baseDir, 'package.json')
@@ -175,6 +177,11 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
     source,
     raw,
   }
+}
+
+/** `/a/b/c`, `/a/b/c and /a/b`, `/a/b/c, /a/b and /a`. */
+function searchedIn(dirs: readonly string[]): string {
+  return dirs.length <= 1 ? (dirs[0] ?? '') : `${dirs.slice(0, -1).join(', ')} and ${dirs.at(-1)}`
 }
 
 /** `--config` as given: a file. A folder is a mistake worth a sentence, not c12's "Cannot find module". */

@@ -167,6 +167,7 @@ export function resolveMerged(merged: MergedConfig, options: ResolveOptions): Re
     rootDir: options.rootDir,
     redact: pick('redact') ?? [],
     logLimitBytes: pick('logLimitBytes') ?? DEFAULTS.logLimitBytes,
+    approvals: pick('approvals') ?? 'any',
     checks,
   }
   const description = pick('description')

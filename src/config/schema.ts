@@ -107,6 +107,8 @@ const protocolOptionShape = {
   killGrace: durationSchema.optional(),
   redact: z.array(patternSchema).optional(),
   logLimitBytes: z.number().int().positive().optional(),
+  /** Which approvals of manual checks count: any (default), or only those given at a terminal. */
+  approvals: z.enum(['any', 'tty']).optional(),
   /** Used when no `--reporter` is given. */
   reporters: z.array(reporterEntrySchema).optional(),
 }

@@ -13,6 +13,8 @@ export interface Approval {
   fingerprint: string
   checkDigest: string
   evidenceType: string
+  /** Given at an interactive terminal (stdin and stdout both a TTY); false for scripts and agents' shells. */
+  tty?: boolean
   /** HMAC-SHA256 of the approval, when VERIFY_SIGNING_KEY was set: where a key is in use, only signed approvals count. */
   signature?: string
 }

@@ -29,6 +29,8 @@ export function protocolDigest(protocol: ResolvedProtocol): string {
     canonicalJson({
       name: protocol.name,
       strictMode: protocol.strictMode,
+      // Only when set, so digests of protocols that never name it stay as they were.
+      ...(protocol.approvals === 'tty' ? { approvals: 'tty' } : {}),
       checks: protocol.checks.map((check) => ({
         id: check.id,
         required: check.required,

@@ -13,7 +13,7 @@ export interface NodePreset {
 /** Scripts each check runs, first found wins. */
 export const NODE_SCRIPTS: Readonly<Record<NodeCheckId, readonly string[]>> = {
   build: ['build'],
-  typecheck: ['typecheck', 'type-check', 'check-types', 'types', 'tsc'],
+  typecheck: ['typecheck', 'type-check', 'check-types', 'test:types', 'types', 'tsc'],
   lint: ['lint'],
   test: ['test'],
 }

@@ -8,7 +8,7 @@ import type { ReporterOptions } from './options.js'
 import { writeReport } from './output.js'
 import { guardText } from './safe-text.js'
 import { ownShare, scopeLabel } from './scope.js'
-import { FAILING, statusGlyph, statusText } from './status.js'
+import { FAILING, ranAndReused, statusGlyph, statusText } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
 
 /** Failing checks shown with their output; the rest get one line each. */
@@ -66,7 +66,8 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   const rel = (path: string) => relative(cwd, path) || path
   const logDir = join(dirname(outcome.evidencePath), 'logs')
   const ms = Date.parse(checklist.finishedAt ?? '') - Date.parse(checklist.startedAt ?? '')
-  const counts = [`${summary.passed} passed`, summary.failed && `${summary.failed} failed`, summary.skipped && `${summary.skipped} skipped`, summary.cancelled && `${summary.cancelled} cancelled`, summary.pending && `${summary.pending} pending`]
+  const reuse = ranAndReused(checklist.results)
+  const counts = [`${summary.passed} passed${reuse ? ` (${reuse})` : ''}`, summary.failed && `${summary.failed} failed`, summary.skipped && `${summary.skipped} skipped`, summary.cancelled && `${summary.cancelled} cancelled`, summary.pending && `${summary.pending} pending`]
   const out = [
     `verify: ${summary.verdict.toUpperCase()} — ${counts.filter(Boolean).join(', ')} of ${checks(summary.total)} (${scopeLabel(outcome)}${Number.isFinite(ms) ? `, ${formatDuration(ms)}` : ''})`,
   ]

@@ -1,12 +1,12 @@
 // The default reporter: a live task list in a terminal, one line per start and end elsewhere, then the summary.
 import { relative } from 'node:path'
 import pc from 'picocolors'
-import { formatDuration } from '../duration.js'
+import { formatDuration, parseDuration } from '../duration.js'
 import type { CheckResult, Checklist, ResolvedCheck } from '../types.js'
 import { failingTestLines, failureExcerpt, moreTestsLine } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
 import { firstLine, guardCommand, guardText } from './safe-text.js'
-import { FAILING, statusIcon, statusText, verdictLine } from './status.js'
+import { FAILING, ranAndReused, reusedNote, statusIcon, statusText, verdictLine } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
 import { fitWidth } from './width.js'
 
@@ -18,6 +18,16 @@ const LINE_WIDTH = 300
 // Without a known terminal width, a live row is cut to this; a line-mode row, to LINE_MODE_WIDTH.
 const DEFAULT_COLUMNS = 80
 const LINE_MODE_WIDTH = 400
+// Without a live view, a check that runs this long gets a line saying so (and again each time as much more passes),
+// so a CI log never sits silent for minutes. VERIFY_HEARTBEAT sets another interval (`10s`, `2m`; `0` for none).
+const HEARTBEAT_MS = 30_000
+
+function heartbeatInterval(env: NodeJS.ProcessEnv): number {
+  const given = env.VERIFY_HEARTBEAT
+  if (given === undefined || given === '') return HEARTBEAT_MS
+  const ms = parseDuration(given)
+  return ms === undefined ? HEARTBEAT_MS : ms
+}
 
 /** Renders the end-of-run summary: failing tails, counts, verdict, issues, next steps and where the evidence is. */
 export function renderSummary(outcome: RunOutcome, options: ReporterOptions, checks: readonly ResolvedCheck[]): string {
@@ -50,7 +60,8 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
     ...(summary.cancelled ? [c.yellow(`${summary.cancelled} cancelled`)] : []),
     summary.pending ? c.yellow(`${summary.pending} pending`) : `${summary.pending} pending`,
   ]
-  lines.push(`${c.dim(' Checks ')} ${counts.join(c.dim(' · '))} ${c.dim(`(${summary.total})`)}`)
+  const reuse = ranAndReused(checklist.results)
+  lines.push(`${c.dim(' Checks ')} ${counts.join(c.dim(' · '))} ${c.dim(`(${summary.total}${reuse ? `; ${reuse}` : ''})`)}`)
   if (Number.isFinite(ms)) lines.push(`${c.dim(' Time   ')} ${formatDuration(ms)}`)
   lines.push(`${c.dim(' Verdict')} ${verdictLine(summary.verdict, c)}`)
   for (const issue of summary.issues) lines.push(`   ${c.red('•')} ${issue}`)
@@ -82,9 +93,10 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
     const t0 = started.get(result.id)
     // A settled check shows what its evidence recorded; a running one, the time so far.
     const ms = result.evidence && ended.has(result.id) ? result.evidence.durationMs : t0 === undefined ? undefined : (ended.get(result.id) ?? performance.now()) - t0
-    const elapsed = ms === undefined ? '' : formatDuration(ms)
-    const icon = result.status === 'running' ? c.cyan(SPINNER[frame % SPINNER.length] as string) : statusIcon(result.status, c)
-    const label = result.status === 'running' || result.status === 'pending' ? '' : statusText(result.status)
+    const reused = reusedNote(result)
+    const elapsed = ms === undefined || reused ? '' : formatDuration(ms)
+    const icon = reused ? c.cyan('↺') : result.status === 'running' ? c.cyan(SPINNER[frame % SPINNER.length] as string) : statusIcon(result.status, c)
+    const label = reused ?? (result.status === 'running' || result.status === 'pending' ? '' : statusText(result.status))
     const note = result.status === 'passed' || !result.reason ? '' : c.dim(` (${firstLine(result.reason)})`)
     return fitWidth(guardCommand(` ${icon} ${result.id.padEnd(pad)} ${c.dim(elapsed.padStart(7))} ${label}${note}`), rowWidth)
   }
@@ -102,6 +114,15 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
   }
   // The last frame, once: after the checks `verify run` may ask a person to approve manual checks, and a redraw
   // would erase the question.
+  const beat = heartbeatInterval(options.env)
+  const heartbeat = () => {
+    const now = performance.now()
+    for (const result of results) {
+      const t0 = started.get(result.id)
+      if (result.status !== 'running' || t0 === undefined || now - t0 < beat) continue
+      options.write(`${c.dim('…')} ${result.id} ${c.dim(`still running (${formatDuration(now - t0)})`)}\n`)
+    }
+  }
   const finish = () => {
     if (finished) return
     finished = true
@@ -124,6 +145,9 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
           frame++
           draw()
         }, 80)
+        timer.unref()
+      } else if (beat > 0) {
+        timer = setInterval(heartbeat, beat)
         timer.unref()
       }
     },

@@ -6,7 +6,7 @@ import type { CheckResult } from '../types.js'
 import { failingTestLines, failureExcerpt, howItEnded, moreTestsLine, outputTail } from './excerpt.js'
 import { guardCommand, guardText } from './safe-text.js'
 import { ownShare } from './scope.js'
-import { FAILING, STATUS_EMOJI, statusText } from './status.js'
+import { FAILING, ranAndReused, reusedNote, STATUS_EMOJI, statusText } from './status.js'
 import type { RunOutcome } from './types.js'
 
 export interface MarkdownSummaryOptions {
@@ -67,7 +67,7 @@ function checkLabel(result: CheckResult): string {
 function statusCell(result: CheckResult): string {
   const status = statusText(result.status)
   const why = result.status === 'passed' ? '' : result.reason ? ` — ${escapeMarkdown(result.reason.split('\n')[0] ?? '')}` : ''
-  const notes = [result.required ? '' : 'optional', result.evidence?.reused ? 'reused' : '', result.evidence?.flaky ? 'flaky' : ''].filter(Boolean)
+  const notes = [result.required ? '' : 'optional', reusedNote(result) ?? '', result.evidence?.flaky ? 'flaky' : ''].filter(Boolean)
   return `${status}${why}${notes.length ? ` _(${notes.join(', ')})_` : ''}`
 }
 
@@ -124,7 +124,8 @@ export function renderMarkdownSummary(run: RunOutcome, options: MarkdownSummaryO
   const results = checklist.results
   const limit = options.limitLabel ?? formatBytes(options.maxBytes)
   const ms = Date.parse(checklist.finishedAt ?? '') - Date.parse(checklist.startedAt ?? '')
-  const counts = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped, ${summary.cancelled ? `${summary.cancelled} cancelled, ` : ''}${summary.pending} pending`
+  const reuse = ranAndReused(results)
+  const counts = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped, ${summary.cancelled ? `${summary.cancelled} cancelled, ` : ''}${summary.pending} pending${reuse ? ` (${reuse})` : ''}`
   const head =
     `### ${VERDICT_ICON[summary.verdict]} verify${shard ? ` shard ${shard.index}/${shard.total}` : ''}: ${summary.verdict}\n\n` +
     `${shard ? `Shard ${shard.index}/${shard.total} of protocol` : 'Protocol'} \`${escapeMarkdown(checklist.protocol.name).replace(/`/g, '')}\` · ${summary.total} check${summary.total === 1 ? '' : 's'}: ${counts}` +

@@ -1,6 +1,7 @@
 // How check statuses and verdicts read in every reporter: the words, the glyphs, the emoji and the colours.
 import type pc from 'picocolors'
-import type { CheckStatus, Verdict } from '../types.js'
+import { formatDuration } from '../duration.js'
+import type { CheckResult, CheckStatus, Verdict } from '../types.js'
 
 type Colors = ReturnType<typeof pc.createColors>
 
@@ -67,4 +68,19 @@ export function verdictLine(verdict: Verdict, colors: Colors): string {
   const text = verdict.toUpperCase()
   const tone = verdict === 'approved' ? colors.green : verdict === 'rejected' ? colors.red : colors.yellow
   return colors.bold(tone(text))
+}
+
+/** Evidence carried over from an earlier run (`--reuse`): `reused (recorded 3m ago)`; null for anything that ran now. */
+export function reusedNote(result: Pick<CheckResult, 'evidence'>, now = Date.now()): string | null {
+  if (!result.evidence?.reused) return null
+  const at = Date.parse(result.evidence.timestamp)
+  return Number.isNaN(at) ? 'reused' : `reused (recorded ${formatDuration(Math.max(0, now - at))} ago)`
+}
+
+/** How many of the results ran in this run and how many were reused: `1 ran, 3 reused`; null when none was reused. */
+export function ranAndReused(results: readonly Pick<CheckResult, 'evidence' | 'status'>[]): string | null {
+  const reused = results.filter((r) => r.evidence?.reused).length
+  if (reused === 0) return null
+  const ran = results.filter((r) => r.evidence && !r.evidence.reused && r.evidence.command !== null).length
+  return `${ran} ran, ${reused} reused`
 }

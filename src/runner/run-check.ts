@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { CheckResult, CheckStatus, Evidence, OutputRecord, ResolvedCheck, TestFailure, TestsRecord } from '../types.js'
 import { formatDuration } from '../duration.js'
 import { OutputCapture } from './capture.js'
+import { commandText } from './command-text.js'
 import { runFunctionCheck } from './function-check.js'
 import { spawnSupervised, type SpawnResult } from './spawn.js'
 import { readTestReport } from './test-report.js'
@@ -33,9 +34,8 @@ interface Attempt {
   tests?: Evidence['tests']
 }
 
-function commandText(check: ResolvedCheck): string | null {
-  if (check.command === undefined) return null
-  return typeof check.command === 'string' ? check.command : check.command.map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ')
+function recordedCommand(check: ResolvedCheck): string | null {
+  return check.command === undefined ? null : commandText(check.command)
 }
 
 /** Test names and messages come from the report, not the captured output: masked the same way. */
@@ -121,7 +121,7 @@ export async function executeCheck(check: ResolvedCheck, ctx: CheckRunContext): 
   const evidence: Evidence = {
     type: check.evidenceType,
     passed: result.status === 'passed',
-    command: commandText(check),
+    command: recordedCommand(check),
     exitCode: check.kind === 'command' ? result.spawn.exitCode : null,
     signal: result.spawn.signal,
     timedOut: result.spawn.timedOut,

@@ -10,14 +10,25 @@ export interface SummaryOptions {
   command?: string
 }
 
+/** The log the run wrote for the check's last attempt; none when the check printed nothing (no log is opened). */
+function logFile(result: CheckResult, logDir: string): string | null {
+  const evidence = result.evidence
+  if (!evidence || evidence.output.bytes === 0) return null
+  const attempt = evidence.attempts && evidence.attempts > 1 ? `.attempt-${evidence.attempts}` : ''
+  return `${logDir}/${result.id}${attempt}.log`
+}
+
 function describe(result: CheckResult, options: Required<Pick<SummaryOptions, 'logDir' | 'command'>>): { issue: string; recommendation: string } {
   const why = result.reason ? ` (${result.reason})` : ''
-  const log = `${options.logDir}/${result.id}.log`
+  const log = logFile(result, options.logDir)
   switch (result.status) {
     case 'failed':
-      return { issue: `Check failed: ${result.name}${why}`, recommendation: `Fix what ${log} shows for "${result.id}", then run \`${options.command}\` again` }
+      return {
+        issue: `Check failed: ${result.name}${why}`,
+        recommendation: log ? `Fix what ${log} shows for "${result.id}", then run \`${options.command}\` again` : `Fix "${result.id}" (it printed nothing), then run \`${options.command}\` again`,
+      }
     case 'timed_out':
-      return { issue: `Check timed out: ${result.name}${why}`, recommendation: `Find why "${result.id}" hangs (see ${log}) or raise its \`timeout\`` }
+      return { issue: `Check timed out: ${result.name}${why}`, recommendation: `Find why "${result.id}" hangs${log ? ` (see ${log})` : ' (it printed nothing)'} or raise its \`timeout\`` }
     case 'error':
       return { issue: `Check could not run: ${result.name}${why}`, recommendation: `Fix the definition of "${result.id}" in the config or install what it needs` }
     case 'cancelled':

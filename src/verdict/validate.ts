@@ -76,7 +76,10 @@ export async function judgeStoredEvidence(
   const changed = oldTree && newTree && oldTree !== newTree ? await changedFiles(protocol.rootDir, oldTree, newTree) : null
   const judgements = new Map<string, StoredJudgement>()
   for (const check of protocol.checks) {
-    const approval = check.kind === 'manual' ? options.approvals?.[check.id] : undefined
+    const given = check.kind === 'manual' && options.approvals && Object.hasOwn(options.approvals, check.id) ? options.approvals[check.id] : undefined
+    // `approvals: 'tty'`: an approval recorded without a terminal (a script, an agent's shell) does not count.
+    const refused = given && protocol.approvals === 'tty' && given.tty !== true ? given : undefined
+    const approval = refused ? undefined : given
     const previous = stored.get(check.id)
     const evidence = approval ? approvalEvidence(approval) : wellFormed(previous?.evidence) ? previous.evidence : null
     const context = {
@@ -92,7 +95,12 @@ export async function judgeStoredEvidence(
     let result: CheckResult
     if (!evidence) {
       const status = check.kind === 'manual' ? 'pending_manual' : 'pending'
-      result = { ...base, status, reason: check.kind === 'manual' ? (check.manual ?? null) : 'no evidence recorded', evidence: null }
+      const reason = refused
+        ? `the approval by ${refused.by} was recorded without a terminal; this protocol accepts only approvals given by a person at a terminal (approvals: 'tty')`
+        : check.kind === 'manual'
+          ? (check.manual ?? null)
+          : 'no evidence recorded'
+      result = { ...base, status, reason, evidence: null }
     } else if (validity.valid) {
       result = { ...base, status: 'passed', reason: null, evidence }
     } else {

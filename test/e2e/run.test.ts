@@ -66,8 +66,8 @@ describe('all checks pass', () => {
     expect(build?.evidence).toMatchObject({ command: 'node ../bin/exit.mjs 0 "built ok"', exitCode: 0, metadata: {} })
     expect(build?.evidence?.output.text).toBe('built ok\n')
     expect(test_?.name).toBe('Unit tests')
-    // The argv form is recorded with the arguments that contain spaces quoted.
-    expect(test_?.evidence).toMatchObject({ command: `${process.execPath} ../bin/exit.mjs 0 "tests ok" "second line"`, exitCode: 0 })
+    // The argv form is recorded quoted for a POSIX shell, so the line can be pasted into one.
+    expect(test_?.evidence).toMatchObject({ command: `${process.execPath} ../bin/exit.mjs 0 'tests ok' 'second line'`, exitCode: 0 })
     expect(test_?.evidence?.output.text).toBe('tests ok\nsecond line\n')
     expect(env?.evidence?.output.text).toBe(`check=env run=${file.runId} key=unset\n`)
     expect(smoke?.evidence).toMatchObject({ command: null, exitCode: null, metadata: { answer: 42 } })

@@ -58,6 +58,8 @@ describe.concurrent('verify approve', { timeout: 90_000 }, () => {
       fingerprint: expect.stringMatching(SHA),
       checkDigest: expect.stringMatching(SHA),
       evidenceType: 'architect_approval',
+      // Spawned without a terminal: recorded, so that `approvals: 'tty'` can tell it from a person's.
+      tty: false,
     })
     expect(Math.abs(Date.parse(stored.approvals.review.timestamp) - Date.now())).toBeLessThan(60_000)
     // The evidence file is kept in step: the approval is the review's evidence.

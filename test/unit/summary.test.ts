@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { CheckResult, CheckStatus, Checklist, ResolvedProtocol } from '../../src/types.js'
 import { generateSummary, summarize } from '../../src/verdict/summary.js'
 
-function result(id: string, status: CheckStatus, options: { required?: boolean; reason?: string | null } = {}): CheckResult {
+function result(id: string, status: CheckStatus, options: { required?: boolean; reason?: string | null; printed?: number; attempts?: number } = {}): CheckResult {
   return {
     id,
     name: `Check ${id}`,
@@ -10,7 +10,25 @@ function result(id: string, status: CheckStatus, options: { required?: boolean; 
     required: options.required ?? true,
     status,
     reason: options.reason ?? null,
-    evidence: null,
+    evidence:
+      options.printed === undefined
+        ? null
+        : {
+            type: 'command_success',
+            passed: false,
+            command: 'x',
+            exitCode: 2,
+            signal: null,
+            timedOut: status === 'timed_out',
+            durationMs: 1,
+            timestamp: new Date().toISOString(),
+            fingerprint: `sha256:${'0'.repeat(64)}`,
+            checkDigest: `sha256:${'0'.repeat(64)}`,
+            output: { text: 'x'.repeat(options.printed), bytes: options.printed, truncated: false, sha256: '0'.repeat(64) },
+            error: null,
+            metadata: {},
+            ...(options.attempts ? { attempts: options.attempts } : {}),
+          },
   }
 }
 
@@ -46,6 +64,8 @@ describe('summarize: counts', () => {
   })
 })
 
+const advice = (s: ReturnType<typeof summarize>) => s.recommendations.join('\n')
+
 describe('summarize: issues and recommendations', () => {
   it.each<[CheckStatus, RegExp, RegExp]>([
     ['failed', /^Check failed: Check x \(exit code 2\)$/, /\.verify\/logs\/x\.log/],
@@ -56,7 +76,7 @@ describe('summarize: issues and recommendations', () => {
     ['pending_manual', /^Waiting for approval: Check x/, /npx verify approve x/],
     ['stale', /^Evidence is no longer valid: Check x/, /run --reuse/],
   ])('a required %s check gives an issue and a recommendation', (status, issue, recommendation) => {
-    const summary = summarize([result('ok', 'passed'), result('x', status, { reason: 'exit code 2' })], false)
+    const summary = summarize([result('ok', 'passed'), result('x', status, { reason: 'exit code 2', printed: 10 })], false)
     expect(summary.issues).toHaveLength(1)
     expect(summary.issues[0]).toMatch(issue)
     expect(summary.recommendations).toHaveLength(1)
@@ -70,9 +90,21 @@ describe('summarize: issues and recommendations', () => {
   })
 
   it('uses the log folder and command it is given in recommendations', () => {
-    const summary = summarize([result('build', 'failed')], false, { logDir: 'logs', command: 'pnpm verify' })
+    const summary = summarize([result('build', 'failed', { printed: 3 })], false, { logDir: 'logs', command: 'pnpm verify' })
     expect(summary.recommendations[0]).toContain('logs/build.log')
     expect(summary.recommendations[0]).toContain('`pnpm verify`')
+  })
+
+  it('never points at a log a check did not write: none when it printed nothing, the last attempt\'s after retries', () => {
+    for (const status of ['failed', 'timed_out'] as const) {
+      const silent = summarize([result('build', status, { printed: 0 })], false)
+      expect(advice(silent), status).not.toContain('.log')
+      expect(advice(silent), status).toContain('it printed nothing')
+      const never = summarize([result('build', status)], false)
+      expect(advice(never), status).not.toContain('.log')
+    }
+    const retried = summarize([result('flaky', 'failed', { printed: 5, attempts: 3 })], false)
+    expect(advice(retried)).toContain('.verify/logs/flaky.attempt-3.log')
   })
 
   it('does not repeat a recommendation shared by several checks', () => {

@@ -1,0 +1,171 @@
+// `verify hook <agent> [protocol]`: the stop gate of a coding agent. Reads the agent's stop event on stdin, runs the
+// protocol reusing valid evidence, and unless the verdict is approved answers in the agent's own form so that it keeps
+// working, with the agent digest as its next instruction. It fails closed: whatever goes wrong blocks, with the problem
+// as the reason, except after `--max-blocks` consecutive blocks, when the stop goes through with the user told plainly
+// that the work is not verified.
+import { dirname, join, resolve } from 'node:path'
+import { formatDuration } from '../duration.js'
+import { VerifyUsageError } from '../errors.js'
+import { ADAPTERS, AGENTS, HookInputError, isAgentName, type AgentAdapter, type HookAnswer, type StopEvent } from '../integrations/agents/adapters.js'
+import { BlockCounter, blockKey } from '../integrations/agents/block-count.js'
+import { renderAgentDigest } from '../reporters/agent.js'
+import type { Reporter, RunOutcome } from '../reporters/types.js'
+import { duration, parse, positiveInt } from './args.js'
+import { ExitCode } from './exit-code.js'
+import type { CliIO } from './io.js'
+import { formatError } from './main.js'
+
+export const HOOK_OPTIONS = {
+  'max-blocks': { type: 'string' },
+  timeout: { type: 'string' },
+  evidence: { type: 'string' },
+  config: { type: 'string' },
+  cwd: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** Agents give a hook ten minutes unless told otherwise (Claude Code's default); verify answers within that. */
+const DEFAULT_BUDGET_MS = 10 * 60 * 1000
+const DEFAULT_MAX_BLOCKS = 8
+const MAX_INPUT_BYTES = 1024 * 1024
+const INPUT_TIMEOUT_MS = 10_000
+/** The opt-out a person sets; nothing an agent's answer can do. */
+export const HOOK_SWITCH = 'VERIFY_HOOK'
+
+interface Run {
+  code: number
+  outcome: RunOutcome | null
+  /** The run was stopped at the budget. */
+  outOfTime: boolean
+  /** What verify said on stderr (a config error, a usage error). */
+  stderr: string
+}
+
+/** Time for the checks: the budget less what stopping them (TERM, grace, KILL) and answering take. */
+function runBudget(budgetMs: number): number {
+  return Math.max(budgetMs / 2, budgetMs - Math.max(10_000, budgetMs / 10))
+}
+
+async function runProtocol(projectDir: string, io: CliIO, flags: string[], budgetMs: number): Promise<Run> {
+  let outcome: RunOutcome | null = null
+  let stderr = ''
+  const capture: Reporter = { onRunEnd: (o) => void (outcome = o) }
+  const runIO: CliIO = {
+    stdout: () => undefined,
+    stderr: (text) => void (stderr = (stderr + text).slice(-20_000)),
+    env: io.env,
+    cwd: projectDir,
+    isTTY: false,
+  }
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), runBudget(budgetMs))
+  // A run that does not settle even after its checks were stopped must not cost the agent its answer.
+  let hardTimer: NodeJS.Timeout | undefined
+  const spare = budgetMs - runBudget(budgetMs)
+  const hard = new Promise<number>((done) => (hardTimer = setTimeout(() => done(ExitCode.incomplete), budgetMs - Math.min(2000, spare / 2))))
+  try {
+    const { runCommand } = await import('./run.js')
+    const code = await Promise.race([
+      runCommand(flags, runIO, { reporters: [capture], signal: controller.signal }).catch((error: unknown) => {
+        stderr += formatError(error)
+        return ExitCode.usage
+      }),
+      hard,
+    ])
+    return { code, outcome, outOfTime: controller.signal.aborted, stderr }
+  } finally {
+    clearTimeout(timer)
+    clearTimeout(hardTimer)
+  }
+}
+
+function blockReason(run: Run, budgetMs: number, projectDir: string): string {
+  const again = 'npx verify run --reuse'
+  if (run.outcome && run.outOfTime) {
+    return `verify: verification did not finish in time (the hook's budget is ${formatDuration(budgetMs)}). Unfinished checks were stopped and recorded as incomplete.\n${renderAgentDigest(run.outcome, { cwd: projectDir, invocation: 'npx verify run' })}`
+  }
+  if (run.outcome) return renderAgentDigest(run.outcome, { cwd: projectDir, invocation: 'npx verify run' })
+  if (run.outOfTime) return `verify: verification did not finish in time (the hook's budget is ${formatDuration(budgetMs)}). Run \`${again}\` and fix what it reports.`
+  const problem = run.stderr.trim().replace(/^verify: /, '') || `verify exited with code ${run.code} without a verdict`
+  return `verify could not run the protocol, so the work is not verified: ${problem}\nFix it, then run \`${again}\`.`
+}
+
+function notVerified(verdict: string, blocks: number): string {
+  return `verify: the agent was held back ${blocks} time${blocks === 1 ? '' : 's'} in a row and is now let stop, but the work is NOT verified (verdict: ${verdict}). Run \`npx verify\` to see what is missing.`
+}
+
+/** Decides the answer to one stop event. */
+async function decide(adapter: AgentAdapter, event: StopEvent | Error, values: Record<string, string | boolean | undefined>, positional: string | undefined, io: CliIO): Promise<HookAnswer> {
+  const budgetMs = duration('timeout', values.timeout as string | undefined) ?? DEFAULT_BUDGET_MS
+  const maxBlocks = positiveInt('max-blocks', values['max-blocks'] as string | undefined) ?? DEFAULT_MAX_BLOCKS
+  const stop: StopEvent = event instanceof Error ? { cwd: null, session: 'unknown', event: 'unknown', continued: true, gate: true } : event
+  if (!stop.gate) return { kind: 'allow' }
+  const projectDir = resolve(io.cwd, (values.cwd as string | undefined) ?? stop.cwd ?? '.')
+  const evidence = values.evidence as string | undefined
+  const counter = new BlockCounter(evidence ? dirname(resolve(projectDir, evidence)) : join(projectDir, '.verify'))
+  const key = blockKey(adapter.name, stop.session, stop.event)
+  // A new user turn starts a new count: the bound is on blocks in a row within one turn.
+  if (!stop.continued) await counter.update(key, () => 0)
+
+  let reason: string
+  let verdict = 'incomplete'
+  if (event instanceof Error) {
+    reason = `verify could not read the stop event, so the work is not verified: ${event.message}`
+  } else {
+    const flags = [...(positional ? [positional] : []), '--reuse', '--no-interactive', '--no-color']
+    for (const name of ['config', 'evidence'] as const) if (values[name]) flags.push(`--${name}`, values[name] as string)
+    const run = await runProtocol(projectDir, io, flags, budgetMs)
+    verdict = run.outcome?.summary.verdict ?? 'incomplete'
+    if (verdict === 'approved' && run.code === ExitCode.approved) {
+      await counter.update(key, () => 0)
+      return { kind: 'allow' }
+    }
+    reason = blockReason(run, budgetMs, projectDir)
+  }
+  const blocks = await counter.update(key, (n) => n + 1)
+  if (blocks > maxBlocks) {
+    await counter.update(key, () => 0)
+    return { kind: 'allow', userMessage: notVerified(verdict, maxBlocks) }
+  }
+  // The agent may enforce a cap of its own (Claude Code and Copilot stop after 8 blocks): at the last block verify
+  // allows, the user hears from verify that an end now means unverified work.
+  const last = blocks === maxBlocks ? { userMessage: `verify: this is block ${blocks} of ${maxBlocks}; if the agent stops now, the work is NOT verified (verdict: ${verdict}).` } : {}
+  return { kind: 'block', reason, ...last }
+}
+
+export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parse('hook', argv, HOOK_OPTIONS)
+  const [agent, protocol, ...extra] = positionals
+  if (!agent || !isAgentName(agent)) {
+    throw new VerifyUsageError(`verify hook needs the agent it answers: ${AGENTS.join(', ')}${agent ? ` (got "${agent}")` : ''}. E.g. \`verify hook claude-code\`.`)
+  }
+  if (extra.length > 0) throw new VerifyUsageError(`verify hook takes an agent and at most one protocol name, got: ${positionals.join(' ')}`)
+  const adapter = ADAPTERS[agent]
+  const say = (answer: HookAnswer) => io.stdout(`${JSON.stringify(adapter.answer(answer))}\n`)
+  if ((io.env[HOOK_SWITCH] ?? '').toLowerCase() === 'off') {
+    say({ kind: 'allow', userMessage: `verify: the stop gate is off (${HOOK_SWITCH}=off): the work was not verified.` })
+    return ExitCode.approved
+  }
+  let event: StopEvent | Error
+  try {
+    if (!io.readStdin) throw new HookInputError('no stdin to read the stop event from')
+    const text = await io.readStdin(MAX_INPUT_BYTES, INPUT_TIMEOUT_MS)
+    let data: unknown
+    try {
+      data = JSON.parse(text)
+    } catch {
+      throw new HookInputError(`the hook input is not JSON (${text.trim() ? `${text.trim().slice(0, 60)}…` : 'empty'})`)
+    }
+    event = adapter.parse(data)
+  } catch (error) {
+    event = error instanceof Error ? error : new Error(String(error))
+  }
+  try {
+    say(await decide(adapter, event, values, protocol, io))
+  } catch (error) {
+    // Fail closed: an error of verify itself still answers, and blocks.
+    say({ kind: 'block', reason: `verify failed while gating this stop, so the work is not verified: ${formatError(error).trim().replace(/^verify: /, '')}` })
+  }
+  // The answer is on stdout; the exit code is 0 so every agent reads it (Claude Code ignores stdout on exit 2).
+  return ExitCode.approved
+}
