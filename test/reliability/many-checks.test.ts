@@ -22,7 +22,8 @@ describe('300 checks at concurrency 2', { timeout: 60_000 }, () => {
     const last = Number(readFileSync(box.path('fds.last'), 'utf8'))
     console.info(`many-checks: 300 checks in ${Math.round(ms)} ms; verify's open fds ${first} at the first check, ${last} at the last`)
     expect(first).toBeGreaterThan(0)
-    // At the first check another one may be running beside it (its pipes open); at the last, none is.
-    expect(last).toBeLessThanOrEqual(first)
+    // A leak per check would leave hundreds open. A few may differ either way: at the first check another one may be
+    // running beside it (its pipes open), and at the last a finished check's log may still be closing.
+    expect(last).toBeLessThanOrEqual(first + 4)
   })
 })
