@@ -28,28 +28,6 @@ for (const stream of [process.stdout, process.stderr]) {
   })
 }
 
-/** Resolves once everything written to stdout and stderr has been handed to the system (or the stream failed). */
-export async function flushOutput(): Promise<void> {
-  // A failed write reports its error on a later tick: let it, so its message is among what gets flushed.
-  await new Promise((resolve) => setImmediate(resolve))
-  await Promise.all([process.stdout, process.stderr].map(flushed))
-}
-
-function flushed(stream: NodeJS.WriteStream): Promise<void> {
-  if (stream.closed || (!stream.destroyed && stream.writableLength === 0)) return Promise.resolve()
-  return new Promise((resolve) => {
-    // A failed stream reports its error just before it closes: the message about it must come out first.
-    if (stream.destroyed) return void stream.once('close', () => resolve())
-    const done = () => {
-      stream.off('close', done)
-      resolve()
-    }
-    stream.once('close', done)
-    // Callbacks run in write order: this one runs once every earlier write is out (or failed).
-    stream.write('', done)
-  })
-}
-
 export function processIO(): CliIO {
   return {
     stdout: (text) => process.stdout.write(text),

@@ -4,7 +4,8 @@ import { VerifyConfigError, VerifyError } from '../errors.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
 import { APPROVE_HELP, CHECK_HELP, HELP, HOOK_HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
-import { flushOutput, processIO, type CliIO } from './io.js'
+import { flushOutput } from '../runner/flush.js'
+import { processIO, type CliIO } from './io.js'
 import { closest } from './suggest.js'
 
 type Command = (argv: string[], io: CliIO) => Promise<number>

@@ -262,5 +262,10 @@ async function loadRemote(source: string, base: LoadConfigOptions<Record<string,
 export async function loadVerifyConfig(options: LoadOptions = {}): Promise<LoadedConfig> {
   const { merged, layers, configFile, rootDir, source, raw } = await loadConfigLayers(options)
   const { protocol, origins } = resolveMerged(merged, { rootDir, source, protocol: options.protocol, overrides: options.overrides })
+  protocol.source = {
+    cwd: resolve(options.cwd ?? process.cwd()),
+    ...(options.configFile ? { configFile: resolve(options.cwd ?? process.cwd(), options.configFile) } : {}),
+    ...(options.protocol !== undefined ? { protocol: options.protocol } : {}),
+  }
   return { protocol, configFile, rootDir, protocolNames: Object.keys(merged.protocols), raw, layers, origins }
 }

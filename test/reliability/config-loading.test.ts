@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs'
 import { afterAll, describe, expect, test } from 'vitest'
 import { cleanup, diagnose, fixture, sandbox, STACK_LINE } from '../e2e/helpers.js'
+import { processesOf } from './tagged-processes.js'
 
 afterAll(cleanup)
 
@@ -33,6 +34,8 @@ describe('a config cannot end verify', () => {
     expect(result.killedByTest).toBe(false)
     expect(result.code, diagnose(result)).not.toBe(0)
     expect(result.stderr).toMatch(/process\.exit|ended/)
+    // The check that was running when the config ended verify went with it.
+    expect(await processesOf(box.dir)).toEqual([])
   })
 })
 
