@@ -14,9 +14,6 @@ const internals = process as unknown as { reallyExit: (code?: number) => never }
 // Kept before anything can replace them: the only way this process ends on its own (process.exit calls reallyExit).
 const exits = { exit: process.exit, reallyExit: internals.reallyExit }
 
-// How long output may take to reach verify at the end; past it verify has stopped reading anyway.
-const FLUSH_LIMIT_MS = 2000
-
 /** Thrown by the trapped process.exit so the code that called it stops there. */
 class ExitTrapped extends Error {
   constructor() {
@@ -37,7 +34,8 @@ function record(next: FunctionOutcome): void {
 /** Lets errors raised right after `run` settled count, flushes the output, writes the outcome, ends the process. */
 async function finish(): Promise<never> {
   finishing = true
-  await Promise.race([flushOutput(), new Promise((resolve) => setTimeout(resolve, FLUSH_LIMIT_MS).unref())])
+  // However long verify takes to read it all (its log may be slow); a stream that never flushes meets the timeout.
+  await flushOutput()
   const request = current as FunctionRequest
   const text = JSON.stringify(outcome ?? { error: 'the run function ended without a result' })
   writeFileSync(`${request.resultFile}.tmp`, text)

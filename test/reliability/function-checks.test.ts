@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, readPids, sandbox, STACK_LINE, survivors, type Sandbox } from '../e2e/helpers.js'
+import { cleanup, diagnose, fixture, noisyBytes, readPids, sandbox, sha256Hex, STACK_LINE, survivors, type Sandbox } from '../e2e/helpers.js'
 import { processesOf } from './tagged-processes.js'
 
 afterAll(cleanup)
@@ -67,6 +67,16 @@ describe('output of a function check', () => {
     expect(check.evidence?.metadata.pid).not.toBe(cli.child.pid)
     // Its environment is a command's: the check's id, no signing key, nothing of verify's own plumbing; cwd its folder.
     expect(check.evidence?.metadata).toMatchObject({ cwd: FUNCTIONS, request: false, signingKey: null, checkId: 'prints' })
+    await expectNothingLeft(box)
+  })
+
+  test('output written just before `run` returns is all there: byte count and SHA-256 of what it printed', async () => {
+    const box = sandbox()
+    const result = await box.run(only('floods'))
+    expect(result.code, diagnose(result)).toBe(3)
+    const check = box.check('floods')
+    expect(check.status).toBe('passed')
+    expect(check.evidence?.output).toMatchObject({ bytes: 3_000_000, truncated: true, sha256: sha256Hex(noisyBytes(3_000_000)) })
     await expectNothingLeft(box)
   })
 })
