@@ -42,6 +42,17 @@ describe('a function check cannot end verify', () => {
   })
 })
 
+describe('loading the config again in the check’s process', () => {
+  test('is guarded like verify’s own load: process.exit there is that check’s error, not a result', async () => {
+    const box = sandbox()
+    const result = await box.run(only('prints', 'after'), { env: { FN_EXIT_WHILE_LOADING: '1' } })
+    expect(result.code, diagnose(result)).toBe(1)
+    expect(box.check('prints')).toMatchObject({ status: 'error', reason: expect.stringMatching(/could not be loaded again.*process\.exit\(0\) while loading/) })
+    expect(box.check('after').status).toBe('passed')
+    await expectNothingLeft(box)
+  })
+})
+
 describe('output of a function check', () => {
   test('console and stdout/stderr writes are captured, masked and logged like a command’s, in a process of its own', async () => {
     const box = sandbox()
