@@ -1,10 +1,10 @@
 // The `verify` command line: dispatch to a command, turn known errors into one paragraph and an exit code.
 import { writeSync } from 'node:fs'
 import { VerifyConfigError, VerifyError } from '../errors.js'
+import { flushOutput } from '../runner/flush.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
 import { APPROVE_HELP, CHECK_HELP, HELP, HOOK_HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
-import { flushOutput } from '../runner/flush.js'
 import { processIO, type CliIO } from './io.js'
 import { closest } from './suggest.js'
 
