@@ -96,7 +96,11 @@ export async function main(argv: string[]): Promise<void> {
   process.on('exit', (code) => {
     if (finished || code !== 0) return
     process.exitCode = ExitCode.usage
-    writeSync(2, 'verify: the process was ended (process.exit or nothing left to wait for) before verify finished: something it loaded — the config, a preset, a reporter — ended it. Exit code 2, no verdict.\n')
+    try {
+      writeSync(2, 'verify: the process was ended (process.exit or nothing left to wait for) before verify finished: something it loaded — the config, a preset, a reporter — ended it. Exit code 2, no verdict.\n')
+    } catch {
+      // stderr is gone: the exit code still says it.
+    }
   })
   const code = await cli(argv)
   await flushOutput()

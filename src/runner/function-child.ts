@@ -37,9 +37,13 @@ async function finish(): Promise<never> {
   // However long verify takes to read it all (its log may be slow); a stream that never flushes meets the timeout.
   await flushOutput()
   const request = current as FunctionRequest
-  const text = JSON.stringify(outcome ?? { error: 'the run function ended without a result' })
-  writeFileSync(`${request.resultFile}.tmp`, text)
-  renameSync(`${request.resultFile}.tmp`, request.resultFile)
+  try {
+    writeFileSync(`${request.resultFile}.tmp`, JSON.stringify(outcome ?? { error: 'the run function ended without a result' }))
+    renameSync(`${request.resultFile}.tmp`, request.resultFile)
+  } catch {
+    // No result file: verify reports that the process ended without a result.
+    return exit(1)
+  }
   return exit(0)
 }
 
