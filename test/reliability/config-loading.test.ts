@@ -3,8 +3,8 @@
 // time limit (VERIFY_CONFIG_TIMEOUT). Spawns the built CLI on fixtures/config-loading.
 import { existsSync } from 'node:fs'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, sandbox, STACK_LINE } from '../e2e/helpers.js'
-import { processesOf } from './tagged-processes.js'
+import { cleanup, diagnose, fixture, sandbox, STACK_LINE, survivors } from '../e2e/helpers.js'
+import { processesWithEnv } from './support.js'
 
 afterAll(cleanup)
 
@@ -35,7 +35,7 @@ describe('a config cannot end verify', () => {
     expect(result.code, diagnose(result)).not.toBe(0)
     expect(result.stderr).toMatch(/process\.exit|ended/)
     // The check that was running when the config ended verify went with it.
-    expect(await processesOf(box.dir)).toEqual([])
+    expect(await survivors(processesWithEnv('E2E_TMP', box.dir))).toEqual([])
   })
 })
 

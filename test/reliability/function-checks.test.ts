@@ -5,14 +5,14 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { cleanup, diagnose, fixture, noisyBytes, readPids, sandbox, sha256Hex, STACK_LINE, survivors, type Sandbox } from '../e2e/helpers.js'
-import { processesOf } from './tagged-processes.js'
+import { processesWithEnv } from './support.js'
 
 afterAll(cleanup)
 
 const FUNCTIONS = fixture('function-checks')
 /** Nothing a function started outlives the run: no process carries the sandbox's tag in its environment. */
 async function expectNothingLeft(box: Sandbox): Promise<void> {
-  expect(await processesOf(box.dir)).toEqual([])
+  expect(await survivors(processesWithEnv('E2E_TMP', box.dir))).toEqual([])
 }
 
 const only = (...ids: string[]) => ['--cwd', FUNCTIONS, '--sequential', ...ids.flatMap((id) => ['--only', id])]
