@@ -75,6 +75,16 @@ export interface ResolvedCheck {
   expect?: ExpectSpec
 }
 
+/** Where a protocol was loaded from: the process of a function check loads it again from there (SPEC §4). */
+export interface ProtocolSource {
+  /** The folder the config was looked for in (absolute). */
+  cwd: string
+  /** The config file given instead of discovery (absolute). */
+  configFile?: string
+  /** The protocol asked for, as given. */
+  protocol?: string
+}
+
 /** A protocol after validation and defaults. */
 export interface ResolvedProtocol {
   name: string
@@ -97,6 +107,8 @@ export interface ResolvedProtocol {
   /** Which approvals of manual checks count: `tty` refuses those recorded without a terminal (a script, an agent). */
   approvals?: 'any' | 'tty'
   checks: ResolvedCheck[]
+  /** Set when it was loaded from a config; a protocol built in memory has none and runs its function checks in process. */
+  source?: ProtocolSource
 }
 
 export interface OutputRecord {

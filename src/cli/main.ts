@@ -1,5 +1,7 @@
 // The `verify` command line: dispatch to a command, turn known errors into one paragraph and an exit code.
+import { writeSync } from 'node:fs'
 import { VerifyConfigError, VerifyError } from '../errors.js'
+import { flushOutput } from '../runner/flush.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
 import { APPROVE_HELP, CHECK_HELP, HELP, HOOK_HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
@@ -84,9 +86,24 @@ export async function cli(argv: string[], io: CliIO = processIO()): Promise<numb
   }
 }
 
-/** The bin's entry. Exits explicitly: a timed-out function check that ignored its signal must not keep verify alive. */
+/**
+ * The bin's entry. Exits explicitly, once stdout and stderr are flushed: a timer left by a config must not keep verify
+ * alive, and exiting with writes still queued for a pipe would cut the output.
+ */
 export async function main(argv: string[]): Promise<void> {
+  let finished = false
+  // Something verify loaded (a config's timer, a reporter) ended the process before the verdict: never a success.
+  process.on('exit', (code) => {
+    if (finished || code !== 0) return
+    process.exitCode = ExitCode.usage
+    try {
+      writeSync(2, 'verify: the process was ended (process.exit or nothing left to wait for) before verify finished: something it loaded — the config, a preset, a reporter — ended it. Exit code 2, no verdict.\n')
+    } catch {
+      // stderr is gone: the exit code still says it.
+    }
+  })
   const code = await cli(argv)
-  // stdout and stderr are synchronous for files, pipes and terminals on Linux and macOS, so nothing is lost.
+  await flushOutput()
+  finished = true
   process.exit(code)
 }

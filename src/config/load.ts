@@ -13,6 +13,7 @@ import { collectLayers, type Layer } from './layers.js'
 import { mergeConfigObjects } from './merge.js'
 import { resolveMerged, type ProtocolOverrides } from './normalize.js'
 import { configInFolder, findConfigDir, isFile, PACKAGE_JSON_KEY, projectRootOf, RC_FILE } from './files.js'
+import { configTimeoutMs, guardLoading } from './guard.js'
 import { errorSummary, EXPECTED_EXPORT } from './messages.js'
 
 /** Environment variables, as `process.env` holds them. */
@@ -91,8 +92,15 @@ function c12Options(env: Environment, context: PresetContext): LoadConfigOptions
   }
 }
 
-/** Loads the project's config and every layer it extends, and merges them. */
+/** Loads the project's config and every layer it extends, and merges them, within the load time limit. */
 export async function loadConfigLayers(options: LoadOptions = {}): Promise<LoadedLayers> {
+  const timeoutMs = configTimeoutMs(options.env ?? process.env)
+  // The file being loaded, for the message when loading ends the wrong way (time limit, process.exit, a stray throw).
+  const progress = { file: 'the config' }
+  return guardLoading({ timeoutMs, current: () => progress.file }, () => loadLayers(options, progress))
+}
+
+async function loadLayers(options: LoadOptions, progress: { file: string }): Promise<LoadedLayers> {
   const env = options.env ?? process.env
   const cwd = resolve(options.cwd ?? process.cwd())
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
@@ -114,12 +122,13 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
     rcFile: RC_FILE,
     packageJson: PACKAGE_JSON_KEY,
   }
+  const discovered = configFile ?? configInFolder(baseDir)
+  const where = discovered ? `${relative(baseDir, discovered) || discovered} (${discovered})` : `the config in ${cwd}`
+  progress.file = where
   let loaded
   try {
     loaded = await loadConfig<Record<string, unknown>>(rootOptions)
   } catch (error) {
-    const file = configFile ?? configInFolder(baseDir)
-    const where = file ? `${relative(baseDir, file) || file} (${file})` : `the config in ${cwd}`
     throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load ${where}: ${loadFailure(error)}`, [], { cause: error })
   }
   checkRcFile(baseDir, loaded.layers ?? [])
@@ -153,6 +162,7 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
     merge: mergeConfigObjects,
     loaders: {
       file: async (path) => {
+        progress.file = `${relative(rootDir, path) || path} (${path})`
         let layer
         try {
           layer = await loadConfig<Record<string, unknown>>({ ...shared, cwd: dirname(path), configFile: basename(path), rcFile: false, packageJson: false })
@@ -252,5 +262,10 @@ async function loadRemote(source: string, base: LoadConfigOptions<Record<string,
 export async function loadVerifyConfig(options: LoadOptions = {}): Promise<LoadedConfig> {
   const { merged, layers, configFile, rootDir, source, raw } = await loadConfigLayers(options)
   const { protocol, origins } = resolveMerged(merged, { rootDir, source, protocol: options.protocol, overrides: options.overrides })
+  protocol.source = {
+    cwd: resolve(options.cwd ?? process.cwd()),
+    ...(options.configFile ? { configFile: resolve(options.cwd ?? process.cwd(), options.configFile) } : {}),
+    ...(options.protocol !== undefined ? { protocol: options.protocol } : {}),
+  }
   return { protocol, configFile, rootDir, protocolNames: Object.keys(merged.protocols), raw, layers, origins }
 }

@@ -1,7 +1,11 @@
-// Runs a TypeScript function check with an AbortSignal and a timeout; a throw is an `error`, not a crash.
+// Runs a function check. One loaded from a config runs in a process of its own (function-process.ts), supervised like
+// a command; one of a protocol built in memory cannot be loaded again elsewhere and runs here, in verify's process,
+// with an AbortSignal and a timeout: a throw is an `error`, not a crash (docs/function-checks.md says what it cannot do).
 import { timerDelay } from '../duration.js'
-import type { ResolvedCheck } from '../types.js'
+import type { ProtocolSource, ResolvedCheck } from '../types.js'
 import type { OutputCapture } from './capture.js'
+import { runFunctionProcess } from './function-process.js'
+import { returnedOutcome, thrownOutcome } from './function-result.js'
 import type { SpawnResult } from './spawn.js'
 
 export interface FunctionRunOptions {
@@ -10,14 +14,32 @@ export interface FunctionRunOptions {
   runId: string
   signal?: AbortSignal
   capture: OutputCapture
+  /** Where the protocol was loaded from; without it the check runs in this process. */
+  source?: ProtocolSource
+  /** The check's digest, which its own process must find again. */
+  checkDigest?: string
+  /** The environment the config was loaded with, before the check's own variables. */
+  loadEnv?: Record<string, string>
+  graceMs?: number
 }
 
-export type FunctionRunResult = SpawnResult & { metadata?: Record<string, unknown> }
+export type FunctionRunResult = SpawnResult & {
+  metadata?: Record<string, unknown>
+  /** Timed out in this process: the function could not be stopped, only left behind. */
+  abandoned?: boolean
+}
 
 const TIMED_OUT = Symbol('timed out')
 const CANCELLED = Symbol('cancelled')
 
 export async function runFunctionCheck(check: ResolvedCheck, options: FunctionRunOptions): Promise<FunctionRunResult> {
+  if (options.source && options.checkDigest) {
+    return runFunctionProcess(check, { ...options, source: options.source, checkDigest: options.checkDigest, graceMs: options.graceMs ?? 5000, loadEnv: options.loadEnv ?? options.env })
+  }
+  return runInProcess(check, options)
+}
+
+async function runInProcess(check: ResolvedCheck, options: FunctionRunOptions): Promise<FunctionRunResult> {
   const started = performance.now()
   const base = { exitCode: null, signal: null, timedOut: false, cancelled: false, error: null }
   const done = (extra: Partial<FunctionRunResult>): FunctionRunResult => ({ ...base, ...extra, durationMs: Math.round(performance.now() - started) })
@@ -37,35 +59,21 @@ export async function runFunctionCheck(check: ResolvedCheck, options: FunctionRu
   })
   try {
     const run = check.run as NonNullable<ResolvedCheck['run']>
-    const outcome = await Promise.race([
+    const returned = await Promise.race([
       Promise.resolve().then(() => run({ cwd: options.cwd, signal: controller.signal, checkId: check.id, runId: options.runId, env: options.env })),
       limits,
     ])
-    // A function that ignores its signal cannot be killed; the check is settled and its late result dropped.
-    if (outcome === TIMED_OUT) return done({ timedOut: true })
-    if (outcome === CANCELLED) return done({ cancelled: true })
-    const result = typeof outcome === 'boolean' ? { passed: outcome } : outcome
-    if (result === null || typeof result !== 'object' || typeof result.passed !== 'boolean') {
-      return done({ error: 'the run function must return `true`, `false` or `{ passed: boolean, output?: string }`' })
-    }
-    if (typeof result.output === 'string' && result.output.length > 0) {
-      options.capture.write(Buffer.from(result.output), 'stdout')
-    }
-    return done({ exitCode: result.passed ? 0 : 1, ...(result.metadata ? { metadata: jsonSafe(result.metadata) } : {}) })
+    // A function that ignores its signal cannot be killed here; the check is settled and its late result dropped.
+    if (returned === TIMED_OUT) return done({ timedOut: true, abandoned: true })
+    if (returned === CANCELLED) return done({ cancelled: true })
+    const outcome = returnedOutcome(returned)
+    if ('error' in outcome) return done({ error: outcome.error })
+    if (outcome.output) options.capture.write(Buffer.from(outcome.output), 'stdout')
+    return done({ exitCode: outcome.passed ? 0 : 1, ...(outcome.metadata ? { metadata: outcome.metadata } : {}) })
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    return done({ error: `the run function threw: ${message}` })
+    return done(thrownOutcome(error))
   } finally {
     clearTimeout(timer)
     options.signal?.removeEventListener('abort', onAbort)
-  }
-}
-
-/** Metadata goes into the evidence file: what JSON cannot hold (BigInt, cycles) is replaced by a note, not a crash. */
-function jsonSafe(metadata: Record<string, unknown>): Record<string, unknown> {
-  try {
-    return JSON.parse(JSON.stringify(metadata)) as Record<string, unknown>
-  } catch (error) {
-    return { unserializable: `the metadata returned could not be stored as JSON: ${(error as Error).message}` }
   }
 }

@@ -1,11 +1,11 @@
 // Runs one check of any kind and turns what happened into a CheckResult with its evidence.
 import { join } from 'node:path'
-import type { CheckResult, CheckStatus, Evidence, OutputRecord, ResolvedCheck, TestFailure, TestsRecord } from '../types.js'
+import type { CheckResult, CheckStatus, Evidence, OutputRecord, ProtocolSource, ResolvedCheck, TestFailure, TestsRecord } from '../types.js'
 import { formatDuration } from '../duration.js'
 import { OutputCapture } from './capture.js'
 import { commandText } from './command-text.js'
-import { runFunctionCheck } from './function-check.js'
-import { spawnSupervised, type SpawnResult } from './spawn.js'
+import { runFunctionCheck, type FunctionRunResult } from './function-check.js'
+import { spawnSupervised } from './spawn.js'
 import { readTestReport } from './test-report.js'
 
 export interface CheckRunContext {
@@ -20,6 +20,8 @@ export interface CheckRunContext {
   /** Environment of every check before its own `env` (already without secrets that must not leak). */
   baseEnv: Record<string, string>
   signal?: AbortSignal
+  /** Where the protocol was loaded from: function checks run in a process of their own that loads it again. */
+  source?: ProtocolSource
   /** Masks secrets in text before it is stored or shown. */
   transform?: (text: string) => string
   onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void
@@ -29,7 +31,7 @@ export interface CheckRunContext {
 interface Attempt {
   status: CheckStatus
   reason: string | null
-  spawn: SpawnResult & { metadata?: Record<string, unknown> }
+  spawn: FunctionRunResult
   output: OutputRecord
   tests?: Evidence['tests']
 }
@@ -55,10 +57,10 @@ function maskFailures(tests: TestsRecord, transform: ((text: string) => string) 
 }
 
 /** Judges what a finished command or function produced. */
-function judge(check: ResolvedCheck, spawn: SpawnResult, shell: boolean): { status: CheckStatus; reason: string | null } {
+function judge(check: ResolvedCheck, spawn: FunctionRunResult, shell: boolean): { status: CheckStatus; reason: string | null } {
   if (spawn.error) return { status: 'error', reason: spawn.error }
   if (spawn.timedOut) {
-    const what = check.kind === 'function' ? 'the function was abandoned (it must stop when its signal aborts)' : 'its process group was killed'
+    const what = spawn.abandoned ? 'the function was abandoned (it must stop when its signal aborts)' : 'its process group was killed'
     return { status: 'timed_out', reason: `timed out after ${formatDuration(check.timeoutMs)}; ${what}` }
   }
   if (spawn.cancelled) return { status: 'cancelled', reason: 'cancelled while running' }
@@ -86,7 +88,17 @@ async function attemptOnce(check: ResolvedCheck, ctx: CheckRunContext, attempt: 
   const spawn =
     check.kind === 'command'
       ? await spawnSupervised({ command: check.command as string | string[], cwd: check.cwd, env, timeoutMs: check.timeoutMs, graceMs: ctx.graceMs, signal: ctx.signal, capture })
-      : await runFunctionCheck(check, { cwd: check.cwd, env, runId: ctx.runId, signal: ctx.signal, capture })
+      : await runFunctionCheck(check, {
+          cwd: check.cwd,
+          env,
+          runId: ctx.runId,
+          signal: ctx.signal,
+          capture,
+          ...(ctx.source ? { source: ctx.source } : {}),
+          checkDigest: ctx.checkDigest,
+          loadEnv: ctx.baseEnv,
+          graceMs: ctx.graceMs,
+        })
   const output = await capture.finish()
   let { status, reason } = judge(check, spawn, typeof check.command === 'string')
   let tests: Evidence['tests']

@@ -156,6 +156,7 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
         checkDigest: checkDigest(check, protocol.rootDir),
         baseEnv,
         signal: stopAll.signal,
+        ...(protocol.source ? { source: protocol.source } : {}),
         transform,
         onOutput: reporter.onCheckOutput ? (chunk, stream) => reporter.onCheckOutput?.(check, chunk, stream) : undefined,
         now,
