@@ -156,6 +156,8 @@ export interface Evidence {
   durationMs: number
   /** ISO 8601 time the check finished. */
   timestamp: string
+  /** ISO 8601 time the run that recorded it ended: its age counts from here (SPEC §6.1). Kept when reused. */
+  runFinishedAt?: string
   fingerprint: string
   checkDigest: string
   output: OutputRecord

@@ -1,16 +1,17 @@
 // `verify approve <checkId>`: a person's approval of a manual check, bound to the code and the check they saw.
 import { execFileSync } from 'node:child_process'
 import { userInfo } from 'node:os'
-import { readApprovals, recordApproval, signApproval, trustedApprovals, type Approval } from '../evidence/approvals.js'
+import { approvalsText, readApprovals, recordApproval, signApproval, trustedApprovals, type Approval } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
 import { workspaceFingerprint } from '../evidence/fingerprint.js'
-import { readEvidenceFile } from '../evidence/store.js'
-import { VerifyUsageError } from '../errors.js'
-import type { CheckResult, Checklist, ResolvedCheck, WorkspaceInfo } from '../types.js'
+import { sealEvidence, SIGNING_KEY_ENV } from '../evidence/sign.js'
+import { jsonText, readEvidenceFile, writeFilesAtomic } from '../evidence/store.js'
+import { VerifyError, VerifyUsageError } from '../errors.js'
+import type { Checklist, EvidenceFile, ResolvedCheck, WorkspaceInfo } from '../types.js'
 import { summarize } from '../verdict/summary.js'
-import { approvalEvidence, currentFingerprint, judgeStoredEvidence } from '../verdict/validate.js'
+import { acceptStoredEvidence, approvalEvidence, currentFingerprint } from '../verdict/validate.js'
 import { parse } from './args.js'
-import { CONFIG_OPTIONS, commandContext, saveEvidence, type CommandContext } from './context.js'
+import { CONFIG_OPTIONS, commandContext, type CommandContext } from './context.js'
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
 
@@ -37,7 +38,8 @@ function defaultApprover(cwd: string): string {
   }
 }
 
-async function approve(context: CommandContext, check: ResolvedCheck, workspace: WorkspaceInfo, by: string, note: string | null, tty: boolean): Promise<Approval> {
+/** A person's approval of one check, bound to the code and the check as they are now (signed with a key). */
+async function newApproval(context: CommandContext, check: ResolvedCheck, workspace: WorkspaceInfo, by: string, note: string | null, tty: boolean): Promise<Approval> {
   const { rootDir } = context.loaded.protocol
   const approval: Approval = {
     by,
@@ -48,8 +50,33 @@ async function approve(context: CommandContext, check: ResolvedCheck, workspace:
     evidenceType: check.evidenceType,
     tty,
   }
-  await recordApproval(context.approvalsPath, check.id, signApproval(approval, context.signingKey))
-  return approval
+  return signApproval(approval, context.signingKey)
+}
+
+type EvidenceUpdate = { refused: string[] } | { file: EvidenceFile | null }
+
+/**
+ * The evidence file with the approval taken into account, judged again by the acceptance rule against the code as it
+ * is now: the file never claims more than holds. With a key, a file whose signature does not verify is refused: its
+ * checks must not come out signed. A file that cannot be read, or is for another protocol or a shard, is left alone.
+ */
+async function updatedEvidence(context: CommandContext, workspace: WorkspaceInfo, approvals: ReadonlyMap<string, Approval>): Promise<EvidenceUpdate> {
+  const { protocol } = context.loaded
+  const stored = await readEvidenceFile(context.evidencePath)
+  if (!stored.ok) return { file: null }
+  const judged = await acceptStoredEvidence(protocol, stored.file, workspace, {
+    maxAgeMs: protocol.maxAgeMs,
+    approvals: trustedApprovals(approvals, context.signingKey),
+    expect: { signingKey: context.signingKey },
+  })
+  if (judged.file?.tampered) return { refused: judged.file.issues }
+  if (judged.file && !judged.file.accepted) return { file: null }
+  // A check with no evidence keeps what the run recorded (skipped, cancelled…): `pending` is never written.
+  const recorded = new Map(stored.file.checks.map((r) => [r.id, r]))
+  const checks = judged.results.map((result) =>
+    result.status !== 'pending' ? result : (recorded.get(result.id) ?? { ...result, status: 'skipped' as const, reason: 'no evidence recorded' }),
+  )
+  return { file: sealEvidence({ ...stored.file, checks, summary: summarize(checks, protocol.strictMode) }, context.redact, context.signingKey) }
 }
 
 export async function approveCommand(argv: string[], io: CliIO): Promise<number> {
@@ -77,23 +104,26 @@ export async function approveCommand(argv: string[], io: CliIO): Promise<number>
   }
   const workspace = await workspaceFingerprint(protocol.rootDir)
   const note = values.note === undefined ? null : context.redact(values.note)
-  const approval = await approve(context, check, workspace, values.by?.trim() || defaultApprover(protocol.rootDir), note, atTerminal)
-
-  // Keep the evidence file in step, so `verify check` sees the approval without another run. Every check is judged
-  // again against the code as it is now: the file never claims more than holds.
-  const stored = await readEvidenceFile(context.evidencePath)
-  if (stored.ok && stored.file.protocol?.name === protocol.name) {
-    const approvals = trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
-    const judged = await judgeStoredEvidence(protocol, stored.file, workspace, { maxAgeMs: protocol.maxAgeMs, approvals })
-    // A check with no evidence keeps what the run recorded (skipped, cancelled…): `pending` is never written.
-    const recorded = new Map(stored.file.checks.map((r) => [r.id, r]))
-    const checks = protocol.checks.flatMap((c): CheckResult[] => {
-      const result = judged.get(c.id)?.result
-      if (!result) return []
-      if (result.status !== 'pending') return [result]
-      return [recorded.get(c.id) ?? { ...result, status: 'skipped', reason: 'no evidence recorded' }]
-    })
-    await saveEvidence(context, { ...stored.file, checks, summary: summarize(checks, protocol.strictMode) })
+  const approval = await newApproval(context, check, workspace, values.by?.trim() || defaultApprover(protocol.rootDir), note, atTerminal)
+  // Everything is read and judged first; then both files are replaced together, or neither is.
+  const approvals = await readApprovals(context.approvalsPath)
+  const update = await updatedEvidence(context, workspace, new Map(approvals).set(check.id, approval))
+  if ('refused' in update) {
+    io.stderr(
+      context.redact(
+        `verify: refused to approve "${check.id}": ${update.refused.join('; ')}. With ${SIGNING_KEY_ENV} set, verify signs only evidence it ` +
+          `could verify. Nothing was written: record the evidence again with the key (\`npx verify run\`), then approve.\n`,
+      ),
+    )
+    return ExitCode.rejected
+  }
+  const files = [{ target: context.approvalsPath, text: approvalsText(approvals, check.id, approval) }]
+  if (update.file) files.push({ target: context.evidencePath, text: jsonText(update.file) })
+  try {
+    await writeFilesAtomic(files)
+  } catch (error) {
+    const which = files.map((f) => f.target).join(' and ')
+    throw new VerifyError('E_EVIDENCE', `Could not write ${which}: ${(error as Error).message}. Nothing was written.`, { cause: error })
   }
   io.stdout(
     context.redact(
@@ -132,7 +162,8 @@ export async function promptApprovals(context: CommandContext, checklist: Checkl
       break
     }
     const by = name.trim() || fallback
-    const approval = await approve(context, check, workspace, by, null, true)
+    const approval = await newApproval(context, check, workspace, by, null, true)
+    await recordApproval(context.approvalsPath, check.id, approval)
     Object.assign(result, { status: 'passed', reason: null, evidence: approvalEvidence(approval) })
     changed = true
   }

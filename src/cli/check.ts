@@ -3,14 +3,13 @@
 import pc from 'picocolors'
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { workspaceFingerprint } from '../evidence/fingerprint.js'
-import { verifySignature } from '../evidence/sign.js'
 import { readEvidenceFile } from '../evidence/store.js'
 import { formatDuration } from '../duration.js'
 import { statusIcon, statusText, verdictLine } from '../reporters/status.js'
 import { useColor } from '../reporters/select.js'
-import type { CheckResult } from '../types.js'
+import { evidenceTime } from '../verdict/check-evidence.js'
 import { summarize } from '../verdict/summary.js'
-import { judgeStoredEvidence } from '../verdict/validate.js'
+import { acceptStoredEvidence } from '../verdict/validate.js'
 import { duration, parse } from './args.js'
 import { CONFIG_OPTIONS, commandContext, maskedIO } from './context.js'
 import { ExitCode, exitCodeOfVerdict } from './exit-code.js'
@@ -19,6 +18,7 @@ import type { CliIO } from './io.js'
 export const CHECK_OPTIONS = {
   'max-age': { type: 'string' },
   'require-signature': { type: 'boolean' },
+  'protocol-from': { type: 'string' },
   json: { type: 'boolean' },
   ...CONFIG_OPTIONS,
   color: { type: 'boolean' },
@@ -39,26 +39,18 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
     return ExitCode.incomplete
   }
   const { file } = stored
-  const problems: string[] = []
-  // Checked when required, and whenever a signed file meets the key that can check it.
-  if (values['require-signature'] || (file.signature && context.signingKey)) {
-    const verdict = verifySignature(file, context.signingKey)
-    if (!verdict.valid) problems.push(`Signature: ${verdict.reason}`)
-  }
-  const sameProtocol = file.protocol?.name === protocol.name
-  if (!sameProtocol) problems.push(`The evidence is for protocol "${String(file.protocol?.name)}", not "${protocol.name}"`)
-
+  const requireSignature = values['require-signature'] ?? false
   const workspace = await workspaceFingerprint(protocol.rootDir)
   // Under --require-signature only what the signed file holds counts; with a key, only approvals signed with it.
-  const approvals = values['require-signature'] ? {} : trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
-  const judgements = await judgeStoredEvidence(protocol, sameProtocol ? file : null, workspace, { maxAgeMs: protocol.maxAgeMs, approvals })
-  const results: CheckResult[] = protocol.checks.map((check) => judgements.get(check.id)?.result as CheckResult)
-  const summary = summarize(results, protocol.strictMode)
-  // Forged or altered evidence is not merely missing proof: it is a reason to reject.
-  if (problems.some((p) => p.startsWith('Signature'))) {
-    summary.verdict = 'rejected'
-  }
-  summary.issues.unshift(...problems)
+  const approvals = requireSignature ? new Map() : trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
+  const judged = await acceptStoredEvidence(protocol, file, workspace, {
+    maxAgeMs: protocol.maxAgeMs,
+    approvals,
+    expect: { signingKey: context.signingKey, requireSignature },
+  })
+  const judgements = judged.checks
+  const { results } = judged
+  const summary = summarize(results, protocol.strictMode, judged.file ? { source: judged.file } : {})
 
   if (values.json) {
     const checks = protocol.checks.map((check) => {
@@ -72,7 +64,7 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   const pad = Math.max(...protocol.checks.map((check) => check.id.length))
   io.stdout(`${c.bold('verify check')} ${c.dim(`· protocol ${protocol.name} · ${context.evidencePath}`)}\n`)
   for (const result of results) {
-    const at = result.evidence ? Date.parse(result.evidence.timestamp) : Number.NaN
+    const at = result.evidence ? evidenceTime(result.evidence) : Number.NaN
     const age = Number.isNaN(at) ? '' : c.dim(` (recorded ${formatDuration(Math.max(0, now - at))} ago${result.evidence?.approval ? ` by ${result.evidence.approval.by}` : ''})`)
     const what = result.status === 'passed' ? c.green('valid') : statusText(result.status)
     const why = result.status === 'passed' || !result.reason ? '' : ` — ${result.reason}`
@@ -81,7 +73,7 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
   for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${issue}\n`)
   for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${recommendation}\n`)
-  if (file.signature && !context.signingKey && !values['require-signature']) {
+  if (file.signature !== undefined && !context.signingKey && !requireSignature) {
     io.stdout(c.dim(`   The evidence is signed; set VERIFY_SIGNING_KEY (or pass --require-signature) to check it.\n`))
   }
   return exitCodeOfVerdict(summary.verdict)

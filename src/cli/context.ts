@@ -1,6 +1,7 @@
 // What every command that reads or writes evidence needs: the resolved protocol, the paths, the secrets to mask.
 import { dirname, join, resolve } from 'node:path'
 import { loadVerifyConfig, type LoadedConfig } from '../config/load.js'
+import { loadProtocolFromRef } from '../config/protocol-from.js'
 import type { ProtocolOverrides } from '../config/normalize.js'
 import { createRedactor, secretValues, type Redactor } from '../evidence/redact.js'
 import { sealEvidence, SIGNING_KEY_ENV } from '../evidence/sign.js'
@@ -26,16 +27,19 @@ export interface CommandContext {
 
 export async function commandContext(
   io: CliIO,
-  values: { evidence?: string | undefined; config?: string | undefined; cwd?: string | undefined },
+  values: { evidence?: string | undefined; config?: string | undefined; cwd?: string | undefined; 'protocol-from'?: string | undefined },
   protocol: string | undefined,
   overrides: ProtocolOverrides = {},
 ): Promise<CommandContext> {
-  const loaded = await loadVerifyConfig({
+  const options = {
     cwd: resolve(io.cwd, values.cwd ?? '.'),
     ...(values.config ? { configFile: resolve(io.cwd, values.config) } : {}),
     ...(protocol ? { protocol } : {}),
     overrides,
-  })
+  }
+  // `--protocol-from <ref>`: the protocol as a trusted ref defines it, not as the change under test does.
+  const from = values['protocol-from']
+  const loaded = from === undefined ? await loadVerifyConfig(options) : await loadProtocolFromRef(from, options)
   const evidencePath = values.evidence ? resolve(io.cwd, values.evidence) : join(loaded.rootDir, '.verify', 'evidence.json')
   const signingKey = io.env[SIGNING_KEY_ENV] || undefined
   return {

@@ -45,7 +45,10 @@ bound to the current code (workspace fingerprint, or its inputs) and to the chec
 
 Options:
   --max-age 5m          freshness window (default: the config's maxAge, else 5m)
-  --require-signature   reject unsigned or altered evidence (needs VERIFY_SIGNING_KEY)
+  --require-signature   reject unsigned or altered evidence (needs VERIFY_SIGNING_KEY; with the key set,
+                        such evidence is rejected anyway)
+  --protocol-from <ref> judge against the protocol as the config at this git ref defines it (e.g. origin/main),
+                        so the change under test cannot weaken its own gate
   --json                the judgement as JSON
   --evidence <path>     the evidence file (default .verify/evidence.json)
   --config <file>  --cwd <dir>  --no-color
@@ -68,12 +71,15 @@ Options:
 export const MERGE_HELP = `verify merge <evidence...> [--evidence out] — combine shards into one verdict
 
 Takes the evidence files of \`verify run --shard i/n\` jobs, refuses files from a different protocol definition
-or a different workspace fingerprint (or a signed file that was altered, when VERIFY_SIGNING_KEY is set), and
+or a different workspace fingerprint (or, when VERIFY_SIGNING_KEY is set, a shard that is unsigned or altered), judges
+every shard's records like \`verify check\` does — against the code checked out here, the clock and the config — and
 writes one evidence file whose verdict covers the whole protocol. A missing shard leaves its checks skipped.
 
 Options:
   --evidence <path>     where to write the merged file (default .verify/evidence.json)
-  --no-color
+  --protocol-from <ref> judge against the protocol as the config at this git ref defines it (e.g. origin/main)
+  --max-age 5m          freshness window (default: the config's maxAge, else 5m)
+  --config <file>  --cwd <dir>  --no-color
 `
 
 export const LIST_HELP = `verify list [protocol] [--json] — the resolved protocol(s) after every layer

@@ -23,7 +23,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
 }
 
 // Flags that take a value: the word after them is that value, never a command.
-const VALUE_FLAGS = new Set(['--only', '--skip', '--concurrency', '--timeout', '--max-age', '--reporter', '--evidence', '--config', '--cwd', '--shard', '--by', '--note', '--protocol', '--max-blocks', '--agent'])
+const VALUE_FLAGS = new Set(['--only', '--skip', '--concurrency', '--timeout', '--max-age', '--reporter', '--evidence', '--config', '--cwd', '--shard', '--by', '--note', '--protocol', '--max-blocks', '--agent', '--protocol-from'])
 
 /** Where the command is: the first word that is not a flag or a flag's value (`verify --no-color check` works). */
 function commandIndex(argv: readonly string[]): number {

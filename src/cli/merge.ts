@@ -1,20 +1,27 @@
-// `verify merge <files…>`: combines the evidence of a protocol's shards into one file and one verdict.
+// `verify merge <files…>`: combines the evidence of a protocol's shards into one file and one verdict. Every shard is
+// judged by the acceptance rule against the checkout the merge runs in, the clock and, with a key, its signature:
+// shards of other code, expired shards and altered ones do not approve.
 import { resolve } from 'node:path'
 import pc from 'picocolors'
-import { createRedactor, secretValues } from '../evidence/redact.js'
-import { sealEvidence, SIGNING_KEY_ENV, verifySignature } from '../evidence/sign.js'
+import { workspaceFingerprint } from '../evidence/fingerprint.js'
+import { sealEvidence } from '../evidence/sign.js'
 import { readEvidenceFile, writeEvidenceFile } from '../evidence/store.js'
 import { VerifyUsageError } from '../errors.js'
 import { verdictLine } from '../reporters/status.js'
 import { useColor } from '../reporters/select.js'
 import type { CheckResult, EvidenceFile } from '../types.js'
+import { judgeEvidenceFile } from '../verdict/evidence-file.js'
 import { summarize } from '../verdict/summary.js'
-import { parse } from './args.js'
+import { acceptStoredEvidence } from '../verdict/validate.js'
+import { duration, parse } from './args.js'
+import { CONFIG_OPTIONS, commandContext, maskedIO } from './context.js'
 import { exitCodeOfVerdict } from './exit-code.js'
 import type { CliIO } from './io.js'
 
 export const MERGE_OPTIONS = {
-  evidence: { type: 'string' },
+  ...CONFIG_OPTIONS,
+  'protocol-from': { type: 'string' },
+  'max-age': { type: 'string' },
   color: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -44,56 +51,66 @@ export function mergeProblem(files: readonly Loaded[]): string | null {
   return null
 }
 
-/** One file from the shards: each check's result comes from the shard that ran it. */
-export function mergeShards(files: readonly Loaded[]): EvidenceFile {
+/** The shards' records in one file, not yet judged: each check's record comes from the shard that ran it. */
+export function combineShards(files: readonly Loaded[]): EvidenceFile {
   const first = (files[0] as Loaded).file
   const owner = new Map<string, CheckResult>()
   for (const { file } of files) {
     for (const result of file.checks) if (file.shard?.checks.includes(result.id)) owner.set(result.id, result)
   }
-  const checks = first.checks.map((result) => owner.get(result.id) ?? { ...result, status: 'skipped' as const, reason: 'its shard\'s evidence was not merged', evidence: null })
-  const summary = summarize(checks, first.protocol.strictMode)
-  const total = first.shard?.total ?? files.length
-  if (files.length < total) summary.issues.unshift(`Only ${files.length} of ${total} shards were merged`)
-  const times = files.map(({ file }) => file)
+  const checks = first.checks.map((result) => owner.get(result.id) ?? { ...result, status: 'skipped' as const, reason: "its shard's evidence was not merged", evidence: null })
+  const times = (key: 'startedAt' | 'finishedAt') => files.map(({ file }) => file[key]).toSorted((a, b) => Date.parse(a) - Date.parse(b))
   const { signature: _unsigned, shard: _shard, ...rest } = first
-  return {
-    ...rest,
-    startedAt: times.map((f) => f.startedAt).toSorted()[0] ?? first.startedAt,
-    finishedAt: times.map((f) => f.finishedAt).toSorted().at(-1) ?? first.finishedAt,
-    checks,
-    summary,
-  }
+  return { ...rest, startedAt: times('startedAt')[0] ?? first.startedAt, finishedAt: times('finishedAt').at(-1) ?? first.finishedAt, checks }
 }
 
-export async function mergeCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse('merge', argv, MERGE_OPTIONS)
-  if (positionals.length === 0) throw new VerifyUsageError('verify merge needs the shards\' evidence files: `verify merge shard-1.json shard-2.json --evidence .verify/evidence.json`')
-  const key = io.env[SIGNING_KEY_ENV] || undefined
+async function readShards(cwd: string, paths: readonly string[]): Promise<Loaded[]> {
   const files: Loaded[] = []
-  for (const path of positionals) {
-    const read = await readEvidenceFile(resolve(io.cwd, path))
+  for (const path of paths) {
+    const read = await readEvidenceFile(resolve(cwd, path))
     if (!read.ok) throw new VerifyUsageError(`Cannot merge: ${read.reason}`)
-    // With a key, every shard must carry a valid signature: the merged file is signed, so an unsigned or altered
-    // shard would come out looking genuine.
-    if (key) {
-      const signature = verifySignature(read.file, key)
-      if (!signature.valid) throw new VerifyUsageError(`Cannot merge ${path}: ${signature.reason}`)
-    }
     files.push({ path, file: read.file })
   }
   const problem = mergeProblem(files)
   if (problem) throw new VerifyUsageError(`Cannot merge: ${problem}`)
-  const redact = createRedactor(secretValues(io.env))
-  const merged = sealEvidence(mergeShards(files), redact, key)
-  const out = resolve(io.cwd, values.evidence ?? '.verify/evidence.json')
-  await writeEvidenceFile(out, merged)
+  return files
+}
+
+export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number> {
+  const { values, positionals } = parse('merge', argv, MERGE_OPTIONS)
+  if (positionals.length === 0) throw new VerifyUsageError('verify merge needs the shards\' evidence files: `verify merge shard-1.json shard-2.json --evidence .verify/evidence.json`')
+  const files = await readShards(rawIO.cwd, positionals)
+  const first = (files[0] as Loaded).file
+  const maxAgeMs = duration('max-age', values['max-age'])
+  // The protocol the shards ran, as the checkout (or the trusted ref) defines it now.
+  const context = await commandContext(rawIO, values, first.protocol.name, maxAgeMs === undefined ? {} : { maxAgeMs })
+  const io = maskedIO(rawIO, context.redact)
+  const { protocol } = context.loaded
+  // With a key, every shard must carry a valid signature: the merged file is signed, so an unsigned or altered shard
+  // would come out looking genuine.
+  for (const { path, file } of files) {
+    const judged = judgeEvidenceFile(file, { protocol: protocol.name, signingKey: context.signingKey, shard: 'any' })
+    if (judged.tampered) throw new VerifyUsageError(`Cannot merge ${path}: ${judged.issues.join('; ')}`)
+  }
+  const combined = combineShards(files)
+  const workspace = await workspaceFingerprint(protocol.rootDir)
+  const judged = await acceptStoredEvidence(protocol, combined, workspace, { maxAgeMs: protocol.maxAgeMs })
+  // A check without evidence keeps what its shard recorded (skipped after a failed dependency, not merged…).
+  const recorded = new Map(combined.checks.map((r) => [r.id, r]))
+  const checks = judged.results.map((result) =>
+    result.status !== 'pending' ? result : (recorded.get(result.id) ?? { ...result, status: 'skipped' as const, reason: "no shard's evidence holds it" }),
+  )
+  const summary = summarize(checks, protocol.strictMode)
+  const total = first.shard?.total ?? files.length
+  if (files.length < total) summary.issues.unshift(`Only ${files.length} of ${total} shards were merged`)
+  const merged = sealEvidence({ ...combined, checks, summary }, context.redact, context.signingKey)
+  await writeEvidenceFile(context.evidencePath, merged)
   const c = pc.createColors(useColor(io, values.color))
-  const { summary } = merged
   io.stdout(`${c.bold('verify merge')} ${c.dim(`· ${files.length} shard${files.length === 1 ? '' : 's'} · protocol ${merged.protocol.name}`)}\n`)
   io.stdout(` ${c.dim('Checks ')} ${summary.passed} passed · ${summary.failed} failed · ${summary.skipped} skipped · ${summary.cancelled ? `${summary.cancelled} cancelled · ` : ''}${summary.pending} pending (${summary.total})\n`)
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
-  for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${redact(issue)}\n`)
-  io.stdout(` ${c.dim('Evidence')} ${out}\n`)
+  for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${issue}\n`)
+  for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${recommendation}\n`)
+  io.stdout(` ${c.dim('Evidence')} ${context.evidencePath}\n`)
   return exitCodeOfVerdict(summary.verdict)
 }

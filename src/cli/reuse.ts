@@ -1,9 +1,8 @@
 // What a run can take from before it: valid evidence (--reuse, or checks left out), approvals of manual checks.
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
-import { verifySignature } from '../evidence/sign.js'
 import { readEvidenceFile } from '../evidence/store.js'
 import type { CheckResult, WorkspaceInfo } from '../types.js'
-import { judgeStoredEvidence } from '../verdict/validate.js'
+import { acceptStoredEvidence } from '../verdict/validate.js'
 import { isFailing } from '../verdict/verdict.js'
 import type { CommandContext } from './context.js'
 
@@ -12,28 +11,42 @@ export interface PriorOptions {
   reuse: boolean
   /** The checks this run selected (--only / --skip); the others keep only valid evidence. */
   selected: ReadonlySet<string>
+  /** This run is one shard: its own earlier file may be reused, another shard's or a whole run's may not. */
+  shard?: { index: number; total: number }
+}
+
+export interface PriorResults {
+  settled: Map<string, CheckResult>
+  /** Why stored evidence could not be used, for the run's warnings (empty when it could, or was not asked for). */
+  warnings: string[]
 }
 
 /**
  * Results settled before anything runs. Valid passing evidence is carried with `reused: true` and its original
- * timestamp, so it ages as it would have; stale evidence of a check left out is reported as stale, never as fresh.
+ * timestamps, so it ages as it would have; stale evidence of a check left out is reported as stale, never as fresh.
+ * The stored file is judged by the acceptance rule: with a key, an unsigned or altered file is used for nothing
+ * (the new file will be signed, so unsigned input must not be laundered into it).
  */
-export async function priorResults(context: CommandContext, workspace: WorkspaceInfo, options: PriorOptions): Promise<Map<string, CheckResult>> {
+export async function priorResults(context: CommandContext, workspace: WorkspaceInfo, options: PriorOptions): Promise<PriorResults> {
   const { protocol } = context.loaded
   const approvals = trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
   const partial = options.selected.size < protocol.checks.length
   const previous = options.reuse || partial ? await readEvidenceFile(context.evidencePath) : null
-  // Evidence of another protocol proves nothing about this one; with a key, neither does evidence not signed with
-  // it (the new file will be signed, so unsigned input must not be laundered into it).
-  const trusted = previous?.ok && (!context.signingKey || verifySignature(previous.file, context.signingKey).valid)
-  const file = previous?.ok && trusted && previous.file.protocol?.name === protocol.name ? previous.file : null
-  const judgements = await judgeStoredEvidence(protocol, file, workspace, { maxAgeMs: protocol.maxAgeMs, approvals })
+  const warnings: string[] = []
+  // A missing file is the ordinary first run; anything else unusable is worth a sentence.
+  if (previous && !previous.ok && !previous.reason.startsWith('no evidence at')) warnings.push(`Stored evidence was not used, every selected check runs: ${previous.reason}`)
+  const judged = await acceptStoredEvidence(protocol, previous?.ok ? previous.file : null, workspace, {
+    maxAgeMs: protocol.maxAgeMs,
+    approvals,
+    expect: { signingKey: context.signingKey, ...(options.shard ? { shard: options.shard } : {}) },
+  })
+  if (judged.file && !judged.file.accepted) warnings.push(`Stored evidence was not used, every selected check runs: ${judged.file.issues.join("; ")}`)
   const settled = new Map<string, CheckResult>()
   for (const check of protocol.checks) {
-    const judgement = judgements.get(check.id)
+    const judgement = judged.checks.get(check.id)
     if (!judgement) continue
     if (check.kind === 'manual') {
-      if (approvals[check.id]) settled.set(check.id, judgement.result)
+      if (approvals.has(check.id)) settled.set(check.id, judgement.result)
       continue
     }
     const left = !options.selected.has(check.id)
@@ -43,5 +56,5 @@ export async function priorResults(context: CommandContext, workspace: Workspace
     // A check left out keeps what is known of it: stale evidence as stale, a failure still bound to this code as failed.
     else if (left && (result.status === 'stale' || isFailing(result.status))) settled.set(check.id, result)
   }
-  return settled
+  return { settled, warnings }
 }

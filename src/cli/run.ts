@@ -18,7 +18,7 @@ import { canPrompt, promptApprovals } from './approve.js'
 import { duration, list, parse, positiveInt } from './args.js'
 import { CONFIG_OPTIONS, commandContext, maskedIO, saveEvidence } from './context.js'
 import { exitCodeOfSignal, exitCodeOfVerdict } from './exit-code.js'
-import type { WorkspaceInfo } from '../types.js'
+import type { EvidenceFile, WorkspaceInfo } from '../types.js'
 import type { CliIO } from './io.js'
 import type { Reporter } from '../reporters/types.js'
 import { priorResults } from './reuse.js'
@@ -95,11 +95,13 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
   const workspace = await workspaceFingerprint(protocol.rootDir)
   const shard = values.shard ? parseShard(values.shard) : undefined
   const shardChecks = shard ? new Set(partitionShards(protocol.checks, shard.total)[shard.index - 1]) : undefined
-  const settled = await priorResults(context, workspace, {
+  const prior = await priorResults(context, workspace, {
     reuse: values.reuse ?? false,
     // Other shards' checks are not "left out": their evidence comes from their own jobs, through `verify merge`.
     selected: shard ? new Set(protocol.checks.map((c) => c.id)) : selectChecks(protocol.checks, only, skip),
+    ...(shard ? { shard } : {}),
   })
+  const { settled } = prior
   const shownLogDir = relative(protocol.rootDir, context.logDir) || '.'
   const checklist = createChecklist(protocol)
   const controller = new AbortController()
@@ -163,21 +165,29 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
       const warning = await workspaceDrift(protocol.rootDir, workspace)
       if (warning) summary.warnings.push(warning)
     }
-    const record = buildEvidenceFile(checklist, summary, interrupted)
+    summary.warnings.unshift(...prior.warnings)
     let exitVerdict = summary.verdict
+    let shardRecord: EvidenceFile['shard']
     if (shard && shardChecks) {
-      // A shard never approves the protocol: its file says incomplete; its exit code speaks for its own share.
-      const own = summarize(checklist.results.filter((r) => shardChecks.has(r.id)), protocol.strictMode, { interrupted: interrupted !== null, logDir: shownLogDir })
-      record.shard = { index: shard.index, total: shard.total, checks: [...shardChecks], verdict: own.verdict }
-      // Other shards' checks are not this job's to fix: its issues and advice are about its own share.
-      summary.issues = own.issues
-      summary.recommendations = own.recommendations
-      summary.warnings.unshift(
-        `Shard ${shard.index}/${shard.total} ran ${shardChecks.size} of ${protocol.checks.length} checks: verdict ${own.verdict} for its share. \`verify merge\` the shards' evidence for the protocol's verdict.`,
-      )
-      // An empty share (more shards than groups of checks) has nothing to fail: its job passes.
+      const options = { interrupted: interrupted !== null, logDir: shownLogDir }
+      const own = summarize(checklist.results.filter((r) => shardChecks.has(r.id)), protocol.strictMode, options)
+      shardRecord = { index: shard.index, total: shard.total, checks: [...shardChecks], verdict: own.verdict }
+      // The file speaks for the protocol, and a share never approves it; its issues and advice are about its own
+      // share (other shards' checks are not this job's to fix).
+      summary = {
+        ...summarize(checklist.results, protocol.strictMode, { ...options, partial: true }),
+        issues: own.issues,
+        recommendations: own.recommendations,
+        warnings: [
+          `Shard ${shard.index}/${shard.total} ran ${shardChecks.size} of ${protocol.checks.length} checks: verdict ${own.verdict} for its share. \`verify merge\` the shards' evidence for the protocol's verdict.`,
+          ...summary.warnings,
+        ],
+      }
+      // The job's exit code speaks for its share; an empty share (more shards than groups of checks) has nothing to fail.
       exitVerdict = shardChecks.size === 0 ? 'approved' : own.verdict
     }
+    const record = buildEvidenceFile(checklist, summary, interrupted)
+    if (shardRecord) record.shard = shardRecord
     const file = await saveEvidence(context, record).catch((error: unknown) => {
       if (error instanceof EvidenceNotWrittenError) return error
       throw error

@@ -1,8 +1,10 @@
 // Manual approvals: who approved which check, bound to the code and the check definition they saw.
-import { readFile } from 'node:fs/promises'
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { canonicalJson } from './canonical.js'
-import { writeJsonAtomic } from './store.js'
+import { readSmallJson, writeFilesAtomic } from './store.js'
+
+/** approvals.json is a few hundred bytes per check: anything far larger is not one. */
+const MAX_APPROVALS_BYTES = 4 * 1024 * 1024
 
 export interface Approval {
   by: string
@@ -33,28 +35,35 @@ function isApproval(value: unknown): value is Approval {
     typeof a.timestamp === 'string' &&
     typeof a.fingerprint === 'string' &&
     typeof a.checkDigest === 'string' &&
-    typeof a.evidenceType === 'string'
+    typeof a.evidenceType === 'string' &&
+    (a.note === null || typeof a.note === 'string') &&
+    (a.signature === undefined || typeof a.signature === 'string')
   )
 }
 
+/** Check id → approval. A Map: ids such as `constructor` or `__proto__` are ordinary keys. */
+export type Approvals = Map<string, Approval>
+
 /** Reads the approvals; a missing or unreadable file means none (an approval must be given again, never invented). */
-export async function readApprovals(path: string): Promise<Record<string, Approval>> {
-  let data: unknown
-  try {
-    data = JSON.parse(await readFile(path, 'utf8'))
-  } catch {
-    return {}
-  }
+export async function readApprovals(path: string): Promise<Approvals> {
+  const data = await readSmallJson(path, MAX_APPROVALS_BYTES)
   const approvals = (data as ApprovalsFile | null)?.approvals
-  if (!approvals || typeof approvals !== 'object') return {}
-  return Object.fromEntries(Object.entries(approvals).filter(([, value]) => isApproval(value)))
+  if (!approvals || typeof approvals !== 'object') return new Map()
+  // Object.entries lists own keys only: nothing inherited is read as an approval.
+  return new Map(Object.entries(approvals).filter(([, value]) => isApproval(value)))
+}
+
+/** The approvals file's JSON text with `approval` recorded (or replaced) for one check. */
+export function approvalsText(approvals: ReadonlyMap<string, Approval>, checkId: string, approval: Approval): string {
+  const next = new Map(approvals).set(checkId, approval)
+  // JSON.parse of this text defines `__proto__` as an own key again, as Object.fromEntries does here.
+  return `${JSON.stringify({ schemaVersion: 1, approvals: Object.fromEntries(next) } satisfies ApprovalsFile, null, 2)}\n`
 }
 
 /** Records (or replaces) the approval of one check. */
 export async function recordApproval(path: string, checkId: string, approval: Approval): Promise<void> {
   const approvals = await readApprovals(path)
-  approvals[checkId] = approval
-  await writeJsonAtomic(path, { schemaVersion: 1, approvals } satisfies ApprovalsFile)
+  await writeFilesAtomic([{ target: path, text: approvalsText(approvals, checkId, approval) }])
 }
 
 function approvalMac(approval: Approval, key: string): string {
@@ -68,14 +77,12 @@ export function signApproval(approval: Approval, key: string | undefined): Appro
 }
 
 /** With a key, keeps only the approvals signed with it: an approval written without the key proves nothing. */
-export function trustedApprovals(approvals: Record<string, Approval>, key: string | undefined): Record<string, Approval> {
-  if (!key) return approvals
-  return Object.fromEntries(
-    Object.entries(approvals).filter(([, approval]) => {
-      if (typeof approval.signature !== 'string') return false
-      const expected = Buffer.from(approvalMac(approval, key), 'hex')
-      const actual = Buffer.from(approval.signature, 'hex')
-      return actual.length === expected.length && timingSafeEqual(actual, expected)
+export function trustedApprovals(approvals: ReadonlyMap<string, Approval>, key: string | undefined): Approvals {
+  if (!key) return new Map(approvals)
+  return new Map(
+    [...approvals].filter(([, approval]) => {
+      if (typeof approval.signature !== 'string' || !/^[0-9a-f]{64}$/.test(approval.signature)) return false
+      return timingSafeEqual(Buffer.from(approvalMac(approval, key), 'hex'), Buffer.from(approval.signature, 'hex'))
     }),
   )
 }

@@ -6,6 +6,7 @@ import { protocolDigest } from './digest.js'
 export function buildEvidenceFile(checklist: Checklist, summary: Summary, interrupted?: string | null): EvidenceFile {
   const { protocol } = checklist
   const now = new Date().toISOString()
+  const finishedAt = checklist.finishedAt ?? now
   const file: EvidenceFile = {
     schemaVersion: 1,
     tool: { ...TOOL },
@@ -13,8 +14,13 @@ export function buildEvidenceFile(checklist: Checklist, summary: Summary, interr
     workspace: checklist.workspace ?? { fingerprint: 'sha256:unknown', git: null },
     runId: checklist.runId,
     startedAt: checklist.startedAt ?? now,
-    finishedAt: checklist.finishedAt ?? now,
-    checks: checklist.results.map((result) => ({ ...result })),
+    finishedAt,
+    // The age of evidence counts from the end of the run that recorded it; reused evidence keeps its own run's end.
+    checks: checklist.results.map((result) => {
+      const { evidence } = result
+      const recordedNow = evidence && !evidence.reused && evidence.runFinishedAt === undefined
+      return recordedNow ? { ...result, evidence: { ...evidence, runFinishedAt: finishedAt } } : { ...result }
+    }),
     summary,
   }
   if (interrupted) file.interrupted = interrupted

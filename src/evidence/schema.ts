@@ -33,6 +33,7 @@ export const evidenceSchema = z.looseObject({
   timedOut: z.boolean(),
   durationMs: z.number().min(0),
   timestamp: isoTime,
+  runFinishedAt: isoTime.optional(),
   fingerprint: sha256,
   checkDigest: sha256,
   output: outputSchema,

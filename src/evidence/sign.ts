@@ -18,22 +18,31 @@ export function signEvidence(file: EvidenceFile, key: string): EvidenceFile {
 
 export type SignatureCheck = { valid: true } | { valid: false; reason: string }
 
-/** Checks the file's signature with the key; unsigned, altered or wrongly keyed evidence is invalid. */
+/** Checks the file's signature with the key; unsigned, malformed, altered or wrongly keyed evidence is invalid. */
 export function verifySignature(file: EvidenceFile, key: string | undefined): SignatureCheck {
   if (!key) return { valid: false, reason: `${SIGNING_KEY_ENV} is not set, so the signature cannot be checked` }
-  const signature = file.signature
-  if (!signature || typeof signature.value !== 'string') return { valid: false, reason: 'the evidence is not signed' }
-  if (signature.alg !== 'hmac-sha256') return { valid: false, reason: `unknown signature algorithm "${String(signature.alg)}"` }
+  // Read as untrusted input: the file may hold anything under "signature".
+  const signature = (file as { signature?: unknown }).signature
+  if (signature === undefined) return { valid: false, reason: 'the evidence is not signed' }
+  if (typeof signature !== 'object' || signature === null || Array.isArray(signature)) {
+    return { valid: false, reason: `the signature is malformed (${JSON.stringify(signature)}): expected {"alg": "hmac-sha256", "value": "<64 hex digits>"}` }
+  }
+  const { alg, value } = signature as { alg?: unknown; value?: unknown }
+  if (alg !== 'hmac-sha256') return { valid: false, reason: `unknown signature algorithm ${JSON.stringify(alg) ?? 'none'}: verify signs with "hmac-sha256"` }
+  if (typeof value !== 'string' || !/^[0-9a-f]{64}$/.test(value)) return { valid: false, reason: 'the signature value is malformed: expected 64 hex digits' }
   const expected = Buffer.from(mac(file, key), 'hex')
-  const actual = Buffer.from(signature.value, 'hex')
-  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
+  if (!timingSafeEqual(Buffer.from(value, 'hex'), expected)) {
     return { valid: false, reason: 'the signature does not match: the evidence was altered or signed with another key' }
   }
   return { valid: true }
 }
 
-/** The file as it may be written: secrets masked everywhere, then signed when a key is set (so masking is signed too). */
+/**
+ * The file as it may be written: secrets masked everywhere, then signed when a key is set (so masking is signed too).
+ * Without a key any signature it carried is dropped: it would no longer match what is written.
+ */
 export function sealEvidence(file: EvidenceFile, redact: Redactor, key: string | undefined): EvidenceFile {
-  const masked = redactDeep(file, redact)
+  const { signature: _stale, ...unsigned } = file
+  const masked = redactDeep(unsigned, redact)
   return key ? signEvidence(masked, key) : masked
 }

@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { open, rename, rm, stat } from 'node:fs/promises'
+import { copyFile, open, rename, rm, stat, type FileHandle } from 'node:fs/promises'
 import * as path from 'node:path'
 import type { EvidenceFile } from '../types.js'
+import { JsonShapeScanner } from './json-bounds.js'
 import { makeFolderSync } from './location.js'
 import { evidenceFileSchema } from './schema.js'
+
+// The signature is read as it is and judged by the acceptance rule (a malformed one is a rejection, not a file that
+// cannot be read); every other field must have its documented shape.
+const readableEvidenceSchema = evidenceFileSchema.omit({ signature: true })
+
+/** Bytes read at a time: a hostile file is refused after its first chunk, not after it was all in memory. */
+const READ_CHUNK = 1024 * 1024
 
 /** Evidence files larger than this are refused rather than parsed. */
 export const MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
@@ -21,19 +29,59 @@ export async function writeEvidenceFile(target: string, file: EvidenceFile): Pro
 
 /** Writes any JSON value atomically (temporary file, fsync, rename), with a trailing newline. */
 export async function writeJsonAtomic(target: string, file: unknown): Promise<void> {
-  makeFolderSync(path.dirname(target))
-  const temporary = temporaryPath(target)
+  await writeFilesAtomic([{ target, text: serialise(file) }])
+}
+
+/** The text of a JSON file as verify writes it. */
+export function jsonText(value: unknown): string {
+  return serialise(value)
+}
+
+/**
+ * Replaces several files together, or none of them: every temporary file is written and flushed first, then each is
+ * renamed over its target; if a rename fails, the targets already replaced get their previous content back.
+ */
+export async function writeFilesAtomic(files: readonly { target: string; text: string }[]): Promise<void> {
+  const written: { target: string; temporary: string }[] = []
+  const replaced: { target: string; backup: string | null }[] = []
   try {
-    const handle = await open(temporary, 'wx')
-    try {
-      await handle.writeFile(serialise(file))
-      await handle.sync()
-    } finally {
-      await handle.close()
+    for (const { target, text } of files) {
+      makeFolderSync(path.dirname(target))
+      const temporary = temporaryPath(target)
+      written.push({ target, temporary })
+      const handle = await open(temporary, 'wx')
+      try {
+        await handle.writeFile(text)
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
     }
-    await rename(temporary, target)
+    for (const { target, temporary } of written) {
+      const backup = files.length > 1 ? await backupOf(target) : null
+      replaced.push({ target, backup })
+      await rename(temporary, target)
+    }
   } catch (error) {
-    await rm(temporary, { force: true })
+    const failed = replaced.pop()
+    if (failed?.backup) await rm(failed.backup, { force: true })
+    for (const { target, backup } of replaced.toReversed()) {
+      await (backup ? rename(backup, target) : rm(target, { force: true })).catch(() => {})
+    }
+    for (const { temporary } of written) await rm(temporary, { force: true })
+    throw error
+  }
+  for (const { backup } of replaced) if (backup) await rm(backup, { force: true })
+}
+
+/** A copy of the target's current content to restore it from, or null when there is none. */
+async function backupOf(target: string): Promise<string | null> {
+  const backup = `${temporaryPath(target)}.bak`
+  try {
+    await copyFile(target, backup)
+    return backup
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw error
   }
 }
@@ -77,7 +125,9 @@ export async function readEvidenceFile(target: string): Promise<ReadEvidenceResu
         const mib = (size / 1024 / 1024).toFixed(1)
         return fail(`evidence at ${shown} is ${mib} MiB, over the 64 MiB limit: delete it and ${again}`)
       }
-      text = await handle.readFile('utf8')
+      const read = await readBounded(handle, size)
+      if (!read.ok) return fail(`evidence at ${shown} is not a valid evidence file (${read.reason}): ${again}`)
+      text = read.text
     } finally {
       await handle.close()
     }
@@ -92,19 +142,56 @@ export async function readEvidenceFile(target: string): Promise<ReadEvidenceResu
   if (text.trim() === '') return fail(`evidence at ${shown} is empty: ${again}`)
   let data: unknown
   try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ''))
+    data = JSON.parse(text)
   } catch (error) {
     return fail(`evidence at ${shown} is not valid JSON (${oneLine((error as Error).message)}): delete it and ${again}`)
   }
   const problem = shapeProblem(data)
   if (problem) return fail(`evidence at ${shown} ${problem}: ${again}`)
-  const parsed = evidenceFileSchema.safeParse(data)
+  const parsed = readableEvidenceSchema.safeParse(data)
   if (!parsed.success) {
     const [issue] = parsed.error.issues
     const where = issue ? issue.path.join('.') || '(root)' : '(root)'
     return fail(`evidence at ${shown} is not a valid evidence file (${where}: ${issue?.message ?? 'invalid'}): ${again}`)
   }
   return { ok: true, file: data as EvidenceFile }
+}
+
+/**
+ * Reads a small JSON file verify keeps beside the evidence (approvals): undefined when it is missing, not a regular
+ * file, larger than `maxBytes`, outside the evidence shape limits, or not JSON. Never throws, never blocks on a FIFO.
+ */
+export async function readSmallJson(target: string, maxBytes: number): Promise<unknown> {
+  try {
+    const kind = await stat(target)
+    if (!kind.isFile() || kind.size > maxBytes) return undefined
+    const handle = await open(target, 'r')
+    try {
+      const read = await readBounded(handle, Math.min((await handle.stat()).size, maxBytes))
+      return read.ok ? JSON.parse(read.text) : undefined
+    } finally {
+      await handle.close()
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/** Reads at most `size` bytes in chunks, measuring the JSON's shape as they arrive; stops at the first excess. */
+async function readBounded(handle: FileHandle, size: number): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
+  // Pages of this buffer become resident only as they are filled: a file refused early costs one chunk.
+  const buffer = Buffer.allocUnsafe(size)
+  const scanner = new JsonShapeScanner()
+  let length = 0
+  while (length < size) {
+    const { bytesRead } = await handle.read(buffer, length, Math.min(READ_CHUNK, size - length), length)
+    if (bytesRead === 0) break
+    const problem = scanner.scan(buffer.subarray(length, length + bytesRead))
+    if (problem) return { ok: false, reason: problem }
+    length += bytesRead
+  }
+  const bom = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0
+  return { ok: true, text: buffer.toString('utf8', bom, length) }
 }
 
 // The first, friendliest checks; the zod schema of the evidence file validates the rest.

@@ -1,9 +1,14 @@
 // Counts, the verdict, and for each unsatisfied check an issue and a recommendation a person can act on.
 import type { CheckResult, Checklist, Summary } from '../types.js'
+import type { FileJudgement } from './evidence-file.js'
 import { computeVerdict, isFailing } from './verdict.js'
 
 export interface SummaryOptions {
   interrupted?: boolean
+  /** The judgement of the stored file the results were read from: its issues lead, and a tampered file rejects. */
+  source?: FileJudgement
+  /** The results are a shard's share of the protocol: they never approve it. */
+  partial?: boolean
   /** Where full logs are, relative to the project, for recommendations. */
   logDir?: string
   /** How users run verify here, for recommendations. */
@@ -54,7 +59,12 @@ function describe(result: CheckResult, options: Required<Pick<SummaryOptions, 'l
 /** Summarises a checklist's results. Pure: the same results always give the same summary. */
 export function summarize(results: readonly CheckResult[], strictMode: boolean, options: SummaryOptions = {}): Summary {
   const opts = { logDir: options.logDir ?? '.verify/logs', command: options.command ?? 'npx verify' }
-  const verdict = computeVerdict(results, { strictMode, interrupted: options.interrupted ?? false })
+  const verdict = computeVerdict(results, {
+    strictMode,
+    interrupted: options.interrupted ?? false,
+    tampered: options.source?.tampered ?? false,
+    partial: options.partial ?? false,
+  })
   const summary: Summary = {
     total: results.length,
     passed: 0,
@@ -86,6 +96,10 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
   for (const result of results) {
     const why = result.evidence?.output.logTruncated
     if (why && !result.evidence?.reused) summary.warnings.push(`The log of "${result.id}" is incomplete (${why}); its evidence keeps the head and tail of the output, its byte count and SHA-256.`)
+  }
+  if (options.source && !options.source.accepted) {
+    summary.issues.unshift(...options.source.issues.map((issue) => issue.charAt(0).toUpperCase() + issue.slice(1)))
+    summary.recommendations.unshift(...options.source.recommendations.filter((r, i, all) => all.indexOf(r) === i && !summary.recommendations.includes(r)))
   }
   if (options.interrupted) summary.issues.unshift('The run was interrupted before every check settled')
   if (summary.passed + summary.failed === 0 && verdict === 'incomplete' && summary.issues.length === 0) {

@@ -1,10 +1,13 @@
-// Judges stored evidence against the current protocol and workspace, without running anything (SPEC §6.1, §7).
+// Judges stored evidence against the current protocol and workspace, without running anything (SPEC §6.1, §7). Every
+// command that consumes a stored file (`check`, `run --reuse`, `approve`, `merge`) comes through here: the file is
+// judged as a whole (judgeEvidenceFile), then each record by the one rule (checkEvidence).
 import picomatch from 'picomatch'
 import type { Approval } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
 import { changedFiles, inputsFingerprint } from '../evidence/fingerprint.js'
 import type { CheckResult, Evidence, EvidenceFile, ResolvedCheck, ResolvedProtocol, WorkspaceInfo } from '../types.js'
 import { checkEvidence, type EvidenceValidity } from './check-evidence.js'
+import { judgeEvidenceFile, type FileExpectations, type FileJudgement } from './evidence-file.js'
 
 export interface StoredJudgement {
   /** The check's result as the stored evidence supports it now. */
@@ -17,7 +20,18 @@ export interface StoredJudgement {
 export interface ValidateOptions {
   maxAgeMs: number
   now?: Date
-  approvals?: Record<string, Approval>
+  /** Approvals of manual checks (already filtered to the trusted ones): they take the place of stored records. */
+  approvals?: ReadonlyMap<string, Approval>
+  /** What the file must be to count (its protocol is the one judged); without it, the file is taken as it is. */
+  expect?: Omit<FileExpectations, 'protocol'>
+}
+
+/** Each check's judgement, and the judgement of the file as a whole (null when there was no file). */
+export interface StoredEvidence {
+  checks: Map<string, StoredJudgement>
+  file: FileJudgement | null
+  /** The checks' results, in the protocol's order. */
+  results: CheckResult[]
 }
 
 const EMPTY_OUTPUT = { text: '', bytes: 0, truncated: false, sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' }
@@ -70,25 +84,38 @@ export async function judgeStoredEvidence(
   workspace: WorkspaceInfo,
   options: ValidateOptions,
 ): Promise<Map<string, StoredJudgement>> {
+  return (await acceptStoredEvidence(protocol, file, workspace, options)).checks
+}
+
+/** {@link judgeStoredEvidence}, with the file's own judgement and the results in order. */
+export async function acceptStoredEvidence(
+  protocol: ResolvedProtocol,
+  file: EvidenceFile | null,
+  workspace: WorkspaceInfo,
+  options: ValidateOptions,
+): Promise<StoredEvidence> {
+  const source = file && options.expect ? judgeEvidenceFile(file, { protocol: protocol.name, ...options.expect }) : null
+  // Keyed by id in a Map: `constructor` or `__proto__` are ids like any other.
   const stored = new Map((file?.checks ?? []).filter((c) => c && typeof c.id === 'string').map((c) => [c.id, c]))
   const oldTree = file?.workspace?.git?.tree
   const newTree = workspace.git?.tree
   const changed = oldTree && newTree && oldTree !== newTree ? await changedFiles(protocol.rootDir, oldTree, newTree) : null
   const judgements = new Map<string, StoredJudgement>()
   for (const check of protocol.checks) {
-    const given = check.kind === 'manual' && options.approvals && Object.hasOwn(options.approvals, check.id) ? options.approvals[check.id] : undefined
+    const given = check.kind === 'manual' ? options.approvals?.get(check.id) : undefined
     // `approvals: 'tty'`: an approval recorded without a terminal (a script, an agent's shell) does not count.
     const refused = given && protocol.approvals === 'tty' && given.tty !== true ? given : undefined
     const approval = refused ? undefined : given
     const previous = stored.get(check.id)
     const evidence = approval ? approvalEvidence(approval) : wellFormed(previous?.evidence) ? previous.evidence : null
     const context = {
-      // An approval is bound to the code and the check, not to the clock: people do not re-approve every five minutes.
-      maxAgeMs: approval || evidence?.approval ? Number.POSITIVE_INFINITY : options.maxAgeMs,
+      maxAgeMs: options.maxAgeMs,
       fingerprint: await currentFingerprint(check, protocol.rootDir, workspace),
       checkDigest: checkDigest(check, protocol.rootDir),
       ...(options.now ? { now: options.now } : {}),
       ...(changed ? { changedFiles: check.inputs ? changed.filter((path) => picomatch.isMatch(path, check.inputs as string[], { dot: true })) : changed } : {}),
+      // An approval comes from approvals.json, not from the file: the file's trust does not decide it.
+      ...(source && !approval ? { source } : {}),
     }
     const validity = checkEvidence(check, evidence, context)
     const base = { id: check.id, name: check.name, evidenceType: check.evidenceType, required: check.required }
@@ -104,7 +131,7 @@ export async function judgeStoredEvidence(
     } else if (validity.valid) {
       result = { ...base, status: 'passed', reason: null, evidence }
     } else {
-      // A recorded failure still bound to this code is a failure; anything else that is wrong makes it stale.
+      // A recorded failure still bound to this code, in a file that counts, is a failure; anything else is stale.
       const onlyFailed = validity.issues.length === 1 && evidence.passed === false
       const recorded = previous?.status
       const settled = recorded !== undefined && !['passed', 'pending', 'running', 'stale'].includes(recorded)
@@ -114,5 +141,5 @@ export async function judgeStoredEvidence(
     }
     judgements.set(check.id, { result, validity, reusable: validity.valid })
   }
-  return judgements
+  return { checks: judgements, file: source, results: protocol.checks.map((check) => (judgements.get(check.id) as StoredJudgement).result) }
 }

@@ -11,28 +11,14 @@ import { workspaceFingerprint } from '../../src/evidence/fingerprint.js'
 import type { CheckResult, Evidence, EvidenceFile, ResolvedCheck, ResolvedProtocol, WorkspaceInfo } from '../../src/types.js'
 import { checkEvidence, FUTURE_TOLERANCE_MS } from '../../src/verdict/check-evidence.js'
 import { currentFingerprint, judgeStoredEvidence } from '../../src/verdict/validate.js'
+import { buildRecord } from './helpers.js'
 
 const NOW = new Date('2026-11-30T12:00:00.000Z')
 const MINUTE = 60_000
 const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs).toISOString()
 
 function evidence(patch: Partial<Evidence> = {}): Evidence {
-  return {
-    type: 'build_success',
-    passed: true,
-    command: 'npm run build',
-    exitCode: 0,
-    signal: null,
-    timedOut: false,
-    durationMs: 10,
-    timestamp: at(-MINUTE),
-    fingerprint: 'sha256:workspace',
-    checkDigest: 'sha256:check',
-    output: { text: '', bytes: 0, truncated: false, sha256: 'x' },
-    error: null,
-    metadata: {},
-    ...patch,
-  }
+  return buildRecord(at(-MINUTE), patch)
 }
 
 describe('checkEvidence: the rest of §6.1', () => {
@@ -157,7 +143,7 @@ describe('judgeStoredEvidence', () => {
   }
 
   async function judge(checks: Partial<CheckResult>[], approvals: Record<string, Approval> = {}, maxAgeMs = 5 * MINUTE) {
-    return judgeStoredEvidence(protocol, file(checks), workspace, { maxAgeMs, now: NOW, approvals })
+    return judgeStoredEvidence(protocol, file(checks), workspace, { maxAgeMs, now: NOW, approvals: new Map(Object.entries(approvals)) })
   }
 
   it('valid passing evidence is passed and reusable', async () => {

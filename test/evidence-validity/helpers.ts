@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { CheckResult, EvidenceFile } from '../../src/types.js'
+import type { CheckResult, Evidence, EvidenceFile } from '../../src/types.js'
 import { fixture, readEvidence, ROOT, runCli, type CliOptions, type CliResult } from '../e2e/helpers.js'
 
 export interface Project {
@@ -110,4 +110,51 @@ export function checkLine(stdout: string, id: string): string {
   const line = stdout.split('\n').find((l) => new RegExp(`^ \\S+ ${id}\\s`).test(l))
   if (line === undefined) throw new Error(`no line for "${id}" in:\n${stdout}`)
   return line
+}
+
+export interface InProcessResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs `verify ...argv` in this process through `cli()`, in the project, with `env` added to a clean environment. */
+export async function verifyInProcess(p: Project, argv: readonly string[], env: Record<string, string | undefined> = {}): Promise<InProcessResult> {
+  const { cli } = await import('../../src/cli/main.js')
+  let stdout = ''
+  let stderr = ''
+  const environment: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', VALIDITY_COUNTER: p.counter, VALIDITY_OUTSIDE: p.outside }
+  for (const name of ['CI', 'GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY', 'VERIFY_SIGNING_KEY', 'FORCE_COLOR', 'DEBUG']) delete environment[name]
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete environment[name]
+    else environment[name] = value
+  }
+  const code = await cli([...argv], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    env: environment,
+    cwd: p.dir,
+    isTTY: false,
+  })
+  return { code, stdout, stderr }
+}
+
+/** A passing build record that ended at `timestamp`, with `patch` applied: input for the acceptance rule's unit tests. */
+export function buildRecord(timestamp: string, patch: Partial<Evidence> = {}): Evidence {
+  return {
+    type: 'build_success',
+    passed: true,
+    command: 'npm run build',
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    durationMs: 10,
+    timestamp,
+    fingerprint: 'sha256:workspace',
+    checkDigest: 'sha256:check',
+    output: { text: '', bytes: 0, truncated: false, sha256: '0'.repeat(64) },
+    error: null,
+    metadata: {},
+    ...patch,
+  }
 }

@@ -1,0 +1,126 @@
+// The protocol as a trusted git ref defines it (`--protocol-from origin/main`, SPEC §8): the change under test cannot
+// lower the bar that judges it. The ref's tree is written to a temporary folder through a temporary index (the real
+// index and work tree are never touched), what git ignores in the checkout (node_modules, build output) is linked in
+// so presets and `verify-protocol` resolve, the config is loaded there by the normal loader, and every path is mapped back to the checkout — so the
+// check digests, which use paths relative to the project's folder, equal those of the same config in the checkout.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { VerifyConfigError, VerifyUsageError } from '../errors.js'
+import { loadVerifyConfig, type LoadedConfig, type LoadOptions } from './load.js'
+
+function git(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+  return execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 * 1024 * 1024 }).trim()
+}
+
+function inside(parent: string, path: string): boolean {
+  const rel = relative(parent, path)
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
+
+/** The repository's top folder and the commit `ref` names; clear errors for no repository and unknown refs. */
+function resolveRef(cwd: string, ref: string): { top: string; commit: string } {
+  let top: string
+  try {
+    top = realpathSync(git(cwd, ['rev-parse', '--show-toplevel']))
+  } catch {
+    throw new VerifyUsageError(`--protocol-from ${ref} needs a git repository, and ${cwd} is not in one`)
+  }
+  let commit = ''
+  try {
+    // `--end-of-options`: a ref such as `--output=x` is a name, never an option.
+    if (ref.trim() !== '') commit = git(top, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`])
+  } catch {
+    commit = ''
+  }
+  if (!commit) {
+    throw new VerifyUsageError(
+      `--protocol-from ${JSON.stringify(ref)} is not a git ref (branch, tag or commit) of ${top}: check its spelling, or fetch it first (in CI: \`git fetch origin main\`, or actions/checkout with fetch-depth: 0)`,
+    )
+  }
+  return { top, commit }
+}
+
+/** Writes the tree of `commit` under `folder` through a temporary index file. */
+function writeTree(top: string, commit: string, folder: string, scratch: string): void {
+  const env = { ...process.env, GIT_INDEX_FILE: join(scratch, 'index') }
+  git(top, ['read-tree', commit], env)
+  git(top, ['checkout-index', '--all', '--force', `--prefix=${folder}${sep}`], env)
+}
+
+/**
+ * Links into the copy what the checkout has but git ignores — node_modules, build output — in every folder from the
+ * repository's top down to the project, so presets, `verify-protocol` and a package importing itself resolve. Files
+ * git tracks or could track come only from the ref: nothing of the change can add to the trusted config.
+ */
+function linkIgnored(top: string, tree: string, project: string): void {
+  const parts = relative(top, project).split(sep).filter(Boolean)
+  const candidates: string[] = []
+  for (let i = 0; i <= parts.length; i++) {
+    const folder = join(...parts.slice(0, i))
+    let names: string[]
+    try {
+      names = readdirSync(join(top, folder))
+    } catch {
+      continue
+    }
+    for (const name of names) if (name !== '.git' && !existsSync(join(tree, folder, name))) candidates.push(join(folder, name))
+  }
+  if (candidates.length === 0) return
+  let ignored: string[]
+  try {
+    ignored = execFileSync('git', ['check-ignore', '--stdin', '-z'], { cwd: top, input: `${candidates.join('\0')}\0`, encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'] }).split('\0').filter(Boolean)
+  } catch {
+    // Exit 1: nothing is ignored.
+    return
+  }
+  for (const path of ignored) {
+    mkdirSync(dirname(join(tree, path)), { recursive: true })
+    symlinkSync(join(top, path), join(tree, path))
+  }
+}
+
+/** Loads the config as `ref` holds it, for the project in `options.cwd`; paths in the result are the checkout's. */
+export async function loadProtocolFromRef(ref: string, options: LoadOptions = {}): Promise<LoadedConfig> {
+  const cwd = realpathSync(resolve(options.cwd ?? process.cwd()))
+  const { top, commit } = resolveRef(cwd, ref)
+  const scratch = mkdtempSync(join(tmpdir(), 'verify-protocol-from-'))
+  const tree = join(scratch, 'tree')
+  const toTree = (path: string) => join(tree, relative(top, path))
+  const toCheckout = (path: string) => (inside(tree, path) ? join(top, relative(tree, path)) : path)
+  const shown = `${ref} (${commit.slice(0, 12)})`
+  try {
+    writeTree(top, commit, tree, scratch)
+    linkIgnored(top, tree, cwd)
+    const configFile = options.configFile === undefined ? undefined : resolve(cwd, options.configFile)
+    if (configFile !== undefined && !inside(top, configFile)) {
+      throw new VerifyUsageError(`--config ${configFile} is outside the repository ${top}: --protocol-from reads the config from the repository at ${ref}`)
+    }
+    const where = relative(top, cwd) || 'the top folder'
+    if (!existsSync(toTree(cwd)) || (configFile !== undefined && !existsSync(toTree(configFile)))) {
+      throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `No verify config at ${shown} in ${configFile ? relative(top, configFile) : where}: the trusted protocol must be committed there`)
+    }
+    let loaded: LoadedConfig
+    try {
+      loaded = await loadVerifyConfig({ ...options, cwd: toTree(cwd), ...(configFile ? { configFile: toTree(configFile) } : {}) })
+    } catch (error) {
+      if (!(error instanceof VerifyConfigError)) throw error
+      const clean = (text: string) => text.replaceAll(tree, top)
+      if (error.code === 'E_CONFIG_NOT_FOUND') {
+        throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `No verify config at ${shown} in ${where}: the trusted protocol must be committed there`, [], { cause: error })
+      }
+      throw new VerifyConfigError(error.code, `In the config at ${shown}: ${clean(error.message)}`, error.problems.map(clean), { cause: error })
+    }
+    const protocol = { ...loaded.protocol, rootDir: toCheckout(loaded.protocol.rootDir), checks: loaded.protocol.checks.map((check) => ({ ...check, cwd: toCheckout(check.cwd) })) }
+    return {
+      ...loaded,
+      protocol,
+      rootDir: toCheckout(loaded.rootDir),
+      configFile: toCheckout(loaded.configFile),
+      layers: loaded.layers.map((layer) => (layer.file ? { ...layer, file: toCheckout(layer.file) } : layer)),
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
