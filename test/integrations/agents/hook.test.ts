@@ -107,10 +107,10 @@ describe('verify hook claude-code', () => {
   it('answers within its time budget: unfinished checks are stopped, recorded incomplete, and the stop blocked', async () => {
     const p = gate()
     const pids = join(p.outside, 'pids')
-    const { answer, durationMs } = await hookSpawned(['claude-code', '--timeout', '4s'], stopEvent(p), env(p, { HOOK_TEST_SLEEP_MS: '60000', HOOK_PID_FILE: pids }), p.dir)
+    const { answer, durationMs } = await hookSpawned(['claude-code', '--timeout', '10s'], stopEvent(p), env(p, { HOOK_TEST_SLEEP_MS: '60000', HOOK_PID_FILE: pids }), p.dir)
     expect(answer.decision).toBe('block')
     expect(answer.reason).toContain('verification did not finish in time')
-    expect(durationMs).toBeLessThan(15_000)
+    expect(durationMs).toBeLessThan(20_000)
     expect(p.evidence().summary.verdict).toBe('incomplete')
     expect(p.check('test').status).toBe('cancelled')
     const started = readPids(pids)
