@@ -7,9 +7,11 @@ import { readEvidenceFile, writeEvidenceFile } from '../evidence/store.js'
 import { VerifyUsageError } from '../errors.js'
 import { verdictLine } from '../reporters/status.js'
 import { useColor } from '../reporters/select.js'
+import { untrusted } from '../reporters/safe-text.js'
 import type { CheckResult, EvidenceFile } from '../types.js'
 import { summarize } from '../verdict/summary.js'
 import { parse } from './args.js'
+import { safeIO } from './output.js'
 import { exitCodeOfVerdict } from './exit-code.js'
 import type { CliIO } from './io.js'
 
@@ -66,8 +68,10 @@ export function mergeShards(files: readonly Loaded[]): EvidenceFile {
   }
 }
 
-export async function mergeCommand(argv: string[], io: CliIO): Promise<number> {
+export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number> {
   const { values, positionals } = parse('merge', argv, MERGE_OPTIONS)
+  const redact = createRedactor(secretValues(rawIO.env))
+  const io = safeIO(rawIO, redact)
   if (positionals.length === 0) throw new VerifyUsageError('verify merge needs the shards\' evidence files: `verify merge shard-1.json shard-2.json --evidence .verify/evidence.json`')
   const key = io.env[SIGNING_KEY_ENV] || undefined
   const files: Loaded[] = []
@@ -84,16 +88,15 @@ export async function mergeCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const problem = mergeProblem(files)
   if (problem) throw new VerifyUsageError(`Cannot merge: ${problem}`)
-  const redact = createRedactor(secretValues(io.env))
   const merged = sealEvidence(mergeShards(files), redact, key)
   const out = resolve(io.cwd, values.evidence ?? '.verify/evidence.json')
   await writeEvidenceFile(out, merged)
   const c = pc.createColors(useColor(io, values.color))
   const { summary } = merged
-  io.stdout(`${c.bold('verify merge')} ${c.dim(`· ${files.length} shard${files.length === 1 ? '' : 's'} · protocol ${merged.protocol.name}`)}\n`)
+  io.stdout(`${c.bold('verify merge')} ${c.dim(`· ${files.length} shard${files.length === 1 ? '' : 's'} · protocol ${untrusted(merged.protocol.name)}`)}\n`)
   io.stdout(` ${c.dim('Checks ')} ${summary.passed} passed · ${summary.failed} failed · ${summary.skipped} skipped · ${summary.cancelled ? `${summary.cancelled} cancelled · ` : ''}${summary.pending} pending (${summary.total})\n`)
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
-  for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${redact(issue)}\n`)
-  io.stdout(` ${c.dim('Evidence')} ${out}\n`)
+  for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${untrusted(issue)}\n`)
+  io.stdout(` ${c.dim('Evidence')} ${untrusted(out)}\n`)
   return exitCodeOfVerdict(summary.verdict)
 }

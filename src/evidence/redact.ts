@@ -95,6 +95,8 @@ const LINE_BREAK = '(?:\\r?\\n)?'
 const MIN_WRAPPED_LINE = 16
 const BASE64_LINE = /^[A-Za-z0-9+/_-]+$/
 const BASE64_CHAR = /[A-Za-z0-9+/_-]/
+// A pattern that can match nothing must not put a mask between every two characters.
+const mask = (match: string) => (match === '' ? match : MASK)
 
 /**
  * Builds a masking function for the given secret values and configured patterns (strings are literal; each RegExp is
@@ -117,8 +119,6 @@ export function createRedactor(values: readonly string[], patterns: readonly (st
   // One RegExp per pattern: combined, their flags would have to agree and their groups would be renumbered.
   for (const pattern of patterns) if (pattern instanceof RegExp) matchers.push(new RegExp(pattern.source, `${pattern.flags.replace(/[gyd]/g, '')}g`))
   if (matchers.length === 0) return (text) => text
-  // A pattern that can match nothing must not put a mask between every two characters.
-  const mask = (match: string) => (match === '' ? match : MASK)
   const redactor: Redactor = (text) => {
     if (text.length === 0) return text
     let out = text
