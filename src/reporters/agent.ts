@@ -103,7 +103,7 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
 export function createAgentReporter(options: ReporterOptions): Reporter {
   return {
     onRunStart(checklist) {
-      if (!options.file) options.write(`verify: running protocol ${checklist.protocol.name} (${checks(checklist.results.length)})…\n`)
+      if (!options.file) options.write(`verify: running protocol ${untrusted(checklist.protocol.name)} (${checks(checklist.results.length)})…\n`)
     },
     onRunEnd(outcome) {
       writeReport(options, renderAgentDigest(outcome, { cwd: options.cwd, ...(options.invocation ? { invocation: options.invocation } : {}) }))

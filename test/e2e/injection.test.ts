@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EvidenceFile } from '../../src/types.js'
 import { project, removeProjects, type Project } from '../evidence-validity/helpers.js'
-import { parseWorkflowLog } from '../reporters/workflow.js'
+import { parseWorkflowLog, unsafeOutput } from '../reporters/workflow.js'
 import { cleanup, diagnose, fixture, runCli, type CliResult } from './helpers.js'
 
 afterAll(async () => {
@@ -17,14 +17,8 @@ afterAll(async () => {
 
 const HOSTILE = 'ok\n::error file=x.ts::forged annotation\r::warning::behind a CR \u001b]0;title\u0007\u001b[2J\u001b[1A ##[group]grouped \u009b2J'
 
-/**
- * No workflow command but `allowed` (verify's own), no escape sequence but colours, no control character but tab and
- * line feed (a carriage return ends a line for the runner and rewrites it in a terminal).
- */
 function expectSafe(text: string, allowed: readonly string[] = []): void {
-  const foreign = parseWorkflowLog(text).commands.filter((c) => !allowed.includes(c.name) && !/^[0-9a-f]{32}$/.test(c.name))
-  expect(foreign, text).toEqual([])
-  expect(text.replace(/\x1b\[[0-9;]*m/g, ''), text).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/)
+  expect(unsafeOutput(text, allowed), text).toEqual([])
 }
 
 /** Both streams safe, and the untrusted text was printed (defused), so the test is not passing on silence. */
