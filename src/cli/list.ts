@@ -3,7 +3,7 @@ import { relative, resolve } from 'node:path'
 import { loadConfigLayers } from '../config/load.js'
 import { resolveMerged } from '../config/normalize.js'
 import { VerifyUsageError } from '../errors.js'
-import { createRedactor, secretValues } from '../evidence/redact.js'
+import { createRedactor, redactDeep, secretValues } from '../evidence/redact.js'
 import { guardJson, untrusted } from '../reporters/safe-text.js'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { commandText } from '../runner/command-text.js'
@@ -143,14 +143,16 @@ export async function listCommand(argv: string[], rawIO: CliIO): Promise<number>
   const protocols = resolved.map(({ protocol, origins }) => listProtocol(protocol, origins))
   // A command may hold a secret of the environment or of a check's own `env`: masked as in a run.
   const env = Object.assign({}, rawIO.env, ...resolved.flatMap(({ protocol }) => protocol.checks.map((c) => c.env)))
-  const io = safeIO(rawIO, createRedactor(secretValues(env), resolved.flatMap(({ protocol }) => protocol.redact)))
-  const output: ListOutput = {
+  const redact = createRedactor(secretValues(env), resolved.flatMap(({ protocol }) => protocol.redact))
+  const io = safeIO(rawIO, redact)
+  // Masked before it is rendered: a pattern anchored to a line must see the command's lines, not the table's.
+  const output: ListOutput = redactDeep({
     listVersion: 1,
     configFile: loaded.configFile,
     rootDir: loaded.rootDir,
     layers: loaded.layers.map((l) => ({ label: l.label, file: l.file ?? null, chain: l.chain })),
     protocols,
-  }
+  } satisfies ListOutput, redact)
   io.stdout(values.json ? guardJson(`${JSON.stringify(output, null, 2)}\n`) : renderText(output, io.cwd))
   return ExitCode.approved
 }
