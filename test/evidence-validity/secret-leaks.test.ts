@@ -61,7 +61,7 @@ const CASES: Case[] = [
       ['seg-pass', 'SEG_DB_PASS'],
       ['seg-pwd', 'SEG_MYSQL_PWD'],
       ['seg-passphrase', 'SEG_GPG_PASSPHRASE'],
-      ['seg-jwt', 'SEG_AUTH_JWT'],
+      ['seg-jwt', 'SEG_ID_JWT'],
     ] as const
   ).map(([id, name], i) => ({ id, exposure: `prints ${name} (name segment ${name.split('_').at(-1)})`, variable: name, secret: `${TOKEN}-${41 + i}` })),
   ...(
