@@ -3,7 +3,7 @@
 // never a GitHub Actions workflow command. A new print site is safe without doing anything. verify's own terminal
 // control and workflow commands go through `unguarded`, masked only: the one way past it.
 import { createRedactor, maskVisible, secretValues, type Redactor } from '../evidence/redact.js'
-import { colorLine, guardContinuation } from '../reporters/safe-text.js'
+import { colorLine, guardContinuation, lineHead } from '../reporters/safe-text.js'
 import type { CliIO } from './io.js'
 
 const layers = new WeakMap<CliIO, { redact: Redactor }>()
@@ -13,17 +13,23 @@ export function environmentRedactor(env: NodeJS.ProcessEnv): Redactor {
   return createRedactor(secretValues(env))
 }
 
+// Escape sequences, carriage returns and control characters other than tab and LF: text without any is shown as is.
+const NOT_PLAIN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/
+
 function guardedStream(write: (text: string) => void, layer: { redact: Redactor }): (text: string) => void {
   // What the current line holds so far, when a write ended without a line break.
   let head = ''
   return (text) => {
-    const pieces = text.split('\n')
+    // Most text is plain: masked in one pass, and only guarded line by line.
+    const plain = !NOT_PLAIN.test(text)
+    const pieces = (plain ? layer.redact(text) : text).split('\n')
     const out = pieces.map((piece, i) => {
-      const shown = maskVisible(layer.redact, colorLine(piece))
-      const guarded = guardContinuation(i === 0 ? head : '', shown)
-      head = guarded.head
+      const shown = plain ? piece : maskVisible(layer.redact, colorLine(piece))
+      const start = i === 0 ? head : ''
+      const guarded = guardContinuation(start, shown)
+      if (i === pieces.length - 1) head = lineHead(start, guarded)
       // Guarding drops invisible characters: what they split must still be masked.
-      return guarded.text === shown ? shown : layer.redact(guarded.text)
+      return guarded === shown ? shown : layer.redact(guarded)
     })
     write(out.join('\n'))
   }

@@ -52,6 +52,13 @@ export function firstLine(text: string): string {
 const seenByRunner = (line: string) => line.replace(IGNORABLE, '')
 const isCommand = (seen: string) => seen.includes('##[') || seen.trimStart().startsWith('::')
 
+/** A cheap first look (most lines are done here): a `#`, or a colon or anything not plain ASCII where the line starts. */
+function mayBeCommand(line: string): boolean {
+  const start = line.trimStart()
+  const first = start.charCodeAt(0)
+  return line.includes('#') || first === 0x3a || first < 0x20 || first >= 0x7f
+}
+
 /**
  * The line, unless the GitHub Actions runner could take it for a workflow command: the runner reads a command
  * from `::name::` at the start of a line (after whitespace) and from `##[name]` anywhere in it, skipping invisible
@@ -59,22 +66,25 @@ const isCommand = (seen: string) => seen.includes('##[') || seen.trimStart().sta
  * split (`: :`), so it reads the same and does nothing.
  */
 export function guardCommand(line: string): string {
-  if (!isCommand(seenByRunner(line))) return line
+  if (!mayBeCommand(line) || !isCommand(seenByRunner(line))) return line
   return seenByRunner(stripAnsi(line))
     .replaceAll('##[', '## [')
     .replace(/^(\s*):(?=:)/, '$1: ')
 }
 
 /**
- * The rest of a line whose start (`head`, as written) went out in an earlier write: guarded so that the two together
- * are no workflow command either (`:` then `:error::`, `##` then `[error]`). Returns the text to write and the new
- * head. Only the few characters that can still matter are kept of the head.
+ * The rest of a line whose start (`head`, see lineHead) went out in an earlier write: guarded so that the two together
+ * are no workflow command either (`:` then `:error::`, `##` then `[error]`).
  */
-export function guardContinuation(head: string, piece: string): { text: string; head: string } {
-  let text = guardCommand(piece)
-  if (head !== '' && isCommand(head + seenByRunner(text))) text = ` ${seenByRunner(stripAnsi(text))}`
+export function guardContinuation(head: string, piece: string): string {
+  const text = guardCommand(piece)
+  return head !== '' && isCommand(head + seenByRunner(text)) ? ` ${seenByRunner(stripAnsi(text))}` : text
+}
+
+/** What guardContinuation needs to know of a line written so far (`head`, then `text`): the few characters that matter. */
+export function lineHead(head: string, text: string): string {
   const line = (head + seenByRunner(text)).trimStart()
-  return { text, head: line.length <= 5 ? line : `${line.slice(0, 2)}…${line.slice(-2)}` }
+  return line.length <= 5 ? line : `${line.slice(0, 2)}…${line.slice(-2)}`
 }
 
 // Bidirectional overrides and isolates reorder what a terminal shows (text that reads other than it is).
