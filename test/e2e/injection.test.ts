@@ -137,6 +137,17 @@ describe('commands print untrusted text defused', () => {
     }
   })
 
+  it('verify init: a package.json script it splits into a check’s command', async () => {
+    const dir = outside('init')
+    mkdirSync(dir, { recursive: true })
+    // verify init splits only scripts of plain words: the runner's `##[` syntax is what can get through.
+    const test = 'vitest run "forged annotation ##[error]from a script" && npm run build'
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'x', scripts: { build: 'tsc', test } }))
+    const result = await runCli(['init', '--yes'], { cwd: dir })
+    expect(result.code, diagnose(result)).toBe(0)
+    expectShownSafely(result)
+  })
+
   // Last: it changes the workspace.
   it('verify check: names of changed files', async () => {
     p.write(`changed ${HOSTILE.replaceAll('/', '-')}.txt`, 'new\n')

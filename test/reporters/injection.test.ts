@@ -120,12 +120,14 @@ describe('untrusted()', () => {
   })
 })
 
+/** The output layer over an IO that records both streams in `out.text`. */
+function layered(env: NodeJS.ProcessEnv = {}) {
+  const out = { text: '' }
+  const io = safeIO({ stdout: (t) => void (out.text += t), stderr: (t) => void (out.text += t), env, cwd: '/', isTTY: true })
+  return { io, out }
+}
+
 describe('the output layer', () => {
-  const layered = (env: NodeJS.ProcessEnv = {}) => {
-    const out = { text: '', unguarded: '' }
-    const io = safeIO({ stdout: (t) => void (out.text += t), stderr: (t) => void (out.text += t), env, cwd: '/', isTTY: true })
-    return { io, out }
-  }
 
   test('lines that would be workflow commands, also written in pieces', () => {
     const { io, out } = layered()
