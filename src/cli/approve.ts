@@ -8,10 +8,11 @@ import { sealEvidence, SIGNING_KEY_ENV } from '../evidence/sign.js'
 import { jsonText, readEvidenceFile, writeFilesAtomic } from '../evidence/store.js'
 import { VerifyError, VerifyUsageError } from '../errors.js'
 import type { Checklist, EvidenceFile, ResolvedCheck, WorkspaceInfo } from '../types.js'
+import { untrusted } from '../reporters/safe-text.js'
 import { summarize } from '../verdict/summary.js'
 import { acceptStoredEvidence, approvalEvidence, currentFingerprint } from '../verdict/validate.js'
 import { parse } from './args.js'
-import { CONFIG_OPTIONS, commandContext, type CommandContext } from './context.js'
+import { CONFIG_OPTIONS, commandContext, maskedIO, type CommandContext } from './context.js'
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
 
@@ -41,9 +42,10 @@ function defaultApprover(cwd: string): string {
 /** A person's approval of one check, bound to the code and the check as they are now (signed with a key). */
 async function newApproval(context: CommandContext, check: ResolvedCheck, workspace: WorkspaceInfo, by: string, note: string | null, tty: boolean): Promise<Approval> {
   const { rootDir } = context.loaded.protocol
+  // approvals.json is written as is, never through the output's mask.
   const approval: Approval = {
-    by,
-    note,
+    by: context.redact(by),
+    note: note === null ? null : context.redact(note),
     timestamp: new Date().toISOString(),
     fingerprint: await currentFingerprint(check, rootDir, workspace),
     checkDigest: checkDigest(check, rootDir),
@@ -79,11 +81,12 @@ async function updatedEvidence(context: CommandContext, workspace: WorkspaceInfo
   return { file: sealEvidence({ ...stored.file, checks, summary: summarize(checks, protocol.strictMode) }, context.redact, context.signingKey) }
 }
 
-export async function approveCommand(argv: string[], io: CliIO): Promise<number> {
+export async function approveCommand(argv: string[], rawIO: CliIO): Promise<number> {
   const { values, positionals } = parse('approve', argv, APPROVE_OPTIONS)
   const [checkId, ...extra] = positionals
   if (!checkId || extra.length > 0) throw new VerifyUsageError('verify approve takes one check id: `verify approve <checkId> [--by name] [--note text]`')
-  const context = await commandContext(io, values, values.protocol)
+  const context = await commandContext(rawIO, values, values.protocol)
+  const io = maskedIO(rawIO, context.redact)
   const { protocol } = context.loaded
   const manual = protocol.checks.filter((c) => c.kind === 'manual').map((c) => c.id)
   const check = protocol.checks.find((c) => c.id === checkId)
@@ -126,10 +129,8 @@ export async function approveCommand(argv: string[], io: CliIO): Promise<number>
     throw new VerifyError('E_EVIDENCE', `Could not write ${which}: ${(error as Error).message}. Nothing was written.`, { cause: error })
   }
   io.stdout(
-    context.redact(
-      `Approved "${check.name}" (${check.evidenceType}) as ${approval.by}${approval.note ? ` — ${approval.note}` : ''}.\n` +
-        `The approval is bound to the current code (${approval.fingerprint.slice(0, 19)}…); a change to the code or to the check makes it stale.\n`,
-    ),
+    `Approved "${untrusted(check.name)}" (${check.evidenceType}) as ${untrusted(approval.by)}${approval.note ? ` — ${untrusted(approval.note)}` : ''}.\n` +
+      `The approval is bound to the current code (${approval.fingerprint.slice(0, 19)}…); a change to the code or to the check makes it stale.\n`,
   )
   return ExitCode.approved
 }
@@ -148,17 +149,18 @@ export async function promptApprovals(context: CommandContext, checklist: Checkl
   for (const result of checklist.results) {
     const check = checklist.protocol.checks.find((c) => c.id === result.id)
     if (!check || check.kind !== 'manual' || (result.status !== 'pending_manual' && result.status !== 'stale')) continue
-    const answer = await ask(`\nApprove "${check.name}"? ${check.manual ?? ''} [y/N] `)
+    // The question goes to the terminal directly, not through the output layer.
+    const answer = await ask(context.redact(`\nApprove "${untrusted(check.name)}"? ${untrusted(check.manual ?? '')} [y/N] `))
     if (answer === null) {
-      io.stdout(`Input closed: "${check.name}" and any other manual check stay unapproved.\n`)
+      io.stdout(`Input closed: "${untrusted(check.name)}" and any other manual check stay unapproved.\n`)
       break
     }
     if (!/^y(es)?$/i.test(answer.trim())) continue
     const fallback = defaultApprover(checklist.protocol.rootDir)
-    const name = await ask(`Approved by [${fallback}]: `)
+    const name = await ask(context.redact(`Approved by [${untrusted(fallback)}]: `))
     // Closing the input at the name is a no, never an approval in the default name.
     if (name === null) {
-      io.stdout(`Input closed before a name was given: "${check.name}" is not approved.\n`)
+      io.stdout(`Input closed before a name was given: "${untrusted(check.name)}" is not approved.\n`)
       break
     }
     const by = name.trim() || fallback

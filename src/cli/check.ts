@@ -8,6 +8,7 @@ import { formatDuration } from '../duration.js'
 import { statusIcon, statusText, verdictLine } from '../reporters/status.js'
 import { useColor } from '../reporters/select.js'
 import { evidenceTime } from '../verdict/check-evidence.js'
+import { guardJson, untrusted } from '../reporters/safe-text.js'
 import { summarize } from '../verdict/summary.js'
 import { acceptStoredEvidence } from '../verdict/validate.js'
 import { duration, parse } from './args.js'
@@ -34,8 +35,8 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   const { protocol } = context.loaded
   const stored = await readEvidenceFile(context.evidencePath)
   if (!stored.ok) {
-    if (values.json) io.stdout(`${JSON.stringify({ verdict: 'incomplete', reason: stored.reason }, null, 2)}\n`)
-    else io.stdout(`${c.bold('verify check')} ${c.yellow('INCOMPLETE')}: ${stored.reason}\n`)
+    if (values.json) io.stdout(guardJson(`${JSON.stringify({ verdict: 'incomplete', reason: stored.reason }, null, 2)}\n`))
+    else io.stdout(`${c.bold('verify check')} ${c.yellow('INCOMPLETE')}: ${untrusted(stored.reason)}\n`)
     return ExitCode.incomplete
   }
   const { file } = stored
@@ -57,22 +58,22 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
       const j = judgements.get(check.id)
       return { id: check.id, status: j?.result.status, valid: j?.validity.valid ?? false, reason: j?.result.reason ?? null, issues: j?.validity.issues ?? [] }
     })
-    io.stdout(`${JSON.stringify({ protocol: protocol.name, evidence: context.evidencePath, verdict: summary.verdict, checks, summary }, null, 2)}\n`)
+    io.stdout(guardJson(`${JSON.stringify({ protocol: protocol.name, evidence: context.evidencePath, verdict: summary.verdict, checks, summary }, null, 2)}\n`))
     return exitCodeOfVerdict(summary.verdict)
   }
   const now = Date.now()
   const pad = Math.max(...protocol.checks.map((check) => check.id.length))
-  io.stdout(`${c.bold('verify check')} ${c.dim(`· protocol ${protocol.name} · ${context.evidencePath}`)}\n`)
+  io.stdout(`${c.bold('verify check')} ${c.dim(`· protocol ${untrusted(protocol.name)} · ${untrusted(context.evidencePath)}`)}\n`)
   for (const result of results) {
     const at = result.evidence ? evidenceTime(result.evidence) : Number.NaN
-    const age = Number.isNaN(at) ? '' : c.dim(` (recorded ${formatDuration(Math.max(0, now - at))} ago${result.evidence?.approval ? ` by ${result.evidence.approval.by}` : ''})`)
+    const age = Number.isNaN(at) ? '' : c.dim(` (recorded ${formatDuration(Math.max(0, now - at))} ago${result.evidence?.approval ? ` by ${untrusted(result.evidence.approval.by)}` : ''})`)
     const what = result.status === 'passed' ? c.green('valid') : statusText(result.status)
-    const why = result.status === 'passed' || !result.reason ? '' : ` — ${result.reason}`
+    const why = result.status === 'passed' || !result.reason ? '' : ` — ${untrusted(result.reason)}`
     io.stdout(` ${statusIcon(result.status, c)} ${result.id.padEnd(pad)} ${what}${why}${age}\n`)
   }
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
-  for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${issue}\n`)
-  for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${recommendation}\n`)
+  for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${untrusted(issue)}\n`)
+  for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${untrusted(recommendation)}\n`)
   if (file.signature !== undefined && !context.signingKey && !requireSignature) {
     io.stdout(c.dim(`   The evidence is signed; set VERIFY_SIGNING_KEY (or pass --require-signature) to check it.\n`))
   }

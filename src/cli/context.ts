@@ -8,6 +8,7 @@ import { sealEvidence, SIGNING_KEY_ENV } from '../evidence/sign.js'
 import { writeEvidenceMakingRoom } from '../evidence/room.js'
 import type { EvidenceFile } from '../types.js'
 import type { CliIO } from './io.js'
+import { safeIO } from './output.js'
 
 /** Flags shared by every command that loads the config and finds the evidence. */
 export const CONFIG_OPTIONS = {
@@ -58,7 +59,7 @@ export async function saveEvidence(context: CommandContext, file: EvidenceFile):
   return writeEvidenceMakingRoom(context.evidencePath, file, (f) => sealEvidence(f, context.redact, context.signingKey), context.logDir)
 }
 
-/** The IO with every printed byte passed through the secret mask. */
+/** The IO with every printed byte masked with `redact` and defused (see output.ts). */
 export function maskedIO(io: CliIO, redact: Redactor): CliIO {
-  return { ...io, stdout: (text) => io.stdout(redact(text)), stderr: (text) => io.stderr(redact(text)) }
+  return safeIO(io, redact)
 }

@@ -9,6 +9,7 @@ import { VerifyUsageError } from '../errors.js'
 import { ADAPTERS, AGENTS, HookInputError, isAgentName, type AgentAdapter, type HookAnswer, type StopEvent } from '../integrations/agents/adapters.js'
 import { BlockCounter, blockKey } from '../integrations/agents/block-count.js'
 import { renderAgentDigest } from '../reporters/agent.js'
+import { guardJson } from '../reporters/safe-text.js'
 import type { Reporter, RunOutcome } from '../reporters/types.js'
 import { duration, parse, positiveInt } from './args.js'
 import { ExitCode } from './exit-code.js'
@@ -141,7 +142,8 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   }
   if (extra.length > 0) throw new VerifyUsageError(`verify hook takes an agent and at most one protocol name, got: ${positionals.join(' ')}`)
   const adapter = ADAPTERS[agent]
-  const say = (answer: HookAnswer) => io.stdout(`${JSON.stringify(adapter.answer(answer))}\n`)
+  // The same JSON once parsed, with nothing the output layer would have to defuse (see guardJson).
+  const say = (answer: HookAnswer) => io.stdout(guardJson(`${JSON.stringify(adapter.answer(answer))}\n`))
   if ((io.env[HOOK_SWITCH] ?? '').toLowerCase() === 'off') {
     say({ kind: 'allow', userMessage: `verify: the stop gate is off (${HOOK_SWITCH}=off): the work was not verified.` })
     return ExitCode.approved

@@ -5,6 +5,7 @@ import { accessSync, constants, existsSync, readFileSync, rmSync, writeFileSync 
 import { delimiter, join, relative, resolve } from 'node:path'
 import { CONFIG_FILES, isFile, PACKAGE_JSON_KEY, RC_FILE } from '../config/files.js'
 import { VerifyUsageError } from '../errors.js'
+import { untrusted } from '../reporters/safe-text.js'
 import { NODE_SCRIPTS, scriptFor, type NodeCheckId } from '../presets/node.js'
 import { detectPackageManager, readPackageJson, runScript, type PackageJson, type PackageManager } from '../presets/project.js'
 import { AGENTS, isAgentName, type AgentName } from '../integrations/agents/adapters.js'
@@ -160,7 +161,7 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   let ignore = true
   if (ask) {
     const kept: PlannedCheck[] = []
-    for (const check of planned) if (await ask(`Add the "${check.id}" check (${check.command})?`, true)) kept.push(check)
+    for (const check of planned) if (await ask(`Add the "${check.id}" check (${untrusted(check.command)})?`, true)) kept.push(check)
     planned = kept
     ignore = await ask('Add .verify/ to .gitignore?', true)
   }
@@ -180,9 +181,10 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   for (const check of planned) {
     const after = check.id === 'test' && planned.some((c) => c.id === 'build') ? '  (after build)' : ''
     const left = check.leftOut?.length ? `  (its script's ${check.leftOut.join(', ')} left to ${check.leftOut.length === 1 ? 'that check' : 'those checks'})` : ''
-    out.push(`  ${check.id.padEnd(width)}  ${check.command}${after}${left}`)
+    // Commands come from package.json scripts: untrusted text.
+    out.push(`  ${check.id.padEnd(width)}  ${untrusted(check.command)}${after}${left}`)
   }
-  for (const [id, script] of covered) out.push(`  (no ${id} check: its script "${script}" only runs the other checks' scripts)`)
+  for (const [id, script] of covered) out.push(`  (no ${id} check: its script "${untrusted(script)}" only runs the other checks' scripts)`)
   if (ignore) out.push(ignoreVerifyFolder(dir))
   const next: string[] = []
   const tsconfig = tsconfigState(dir, TARGET)

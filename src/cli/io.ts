@@ -15,6 +15,11 @@ export interface CliIO {
   prompt?: (question: string) => Promise<string | null>
   /** All of stdin as text, bounded in size and time (`verify hook` reads the agent's JSON with it). */
   readStdin?: (maxBytes: number, timeoutMs: number) => Promise<string>
+  /**
+   * verify's own terminal control (a live redraw) and GitHub Actions workflow commands, written as they are apart from
+   * secret masking: the one way past the output layer (see output.ts). Only built-in reporters use it.
+   */
+  unguarded?: { stdout: (text: string) => void; stderr: (text: string) => void }
 }
 
 // A reader that went away (`verify | head`) must not crash the run: the evidence is still written. Nor does

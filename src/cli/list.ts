@@ -3,11 +3,14 @@ import { relative, resolve } from 'node:path'
 import { loadConfigLayers } from '../config/load.js'
 import { resolveMerged } from '../config/normalize.js'
 import { VerifyUsageError } from '../errors.js'
+import { createRedactor, redactDeep, secretValues } from '../evidence/redact.js'
+import { guardJson, untrusted } from '../reporters/safe-text.js'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { commandText } from '../runner/command-text.js'
 import { parse } from './args.js'
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
+import { safeIO } from './output.js'
 
 export const LIST_OPTIONS = {
   json: { type: 'boolean' },
@@ -106,9 +109,10 @@ function table(rows: string[][]): string[] {
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd())
 }
 
+// Names, descriptions and commands come from config files, maybe from a change under review: untrusted text.
 function renderText(output: ListOutput, cwd: string): string {
-  const out: string[] = [`config: ${relative(cwd, output.configFile) || output.configFile}`]
-  if (output.layers.length > 1) out.push(`layers: ${output.layers.map((l) => l.label).join(' → ')}  (lowest first; later layers override)`)
+  const out: string[] = [`config: ${untrusted(relative(cwd, output.configFile) || output.configFile)}`]
+  if (output.layers.length > 1) out.push(`layers: ${output.layers.map((l) => untrusted(l.label)).join(' → ')}  (lowest first; later layers override)`)
   for (const p of output.protocols) {
     const options = [
       p.strictMode ? 'strict' : 'not strict',
@@ -118,33 +122,37 @@ function renderText(output: ListOutput, cwd: string): string {
       `timeout ${duration(p.timeoutMs)}`,
       `maxAge ${duration(p.maxAgeMs)}`,
     ]
-    out.push('', `protocol ${p.name}${p.description ? ` — ${p.description}` : ''}`, `  ${options.join(' · ')}`, '')
+    out.push('', `protocol ${untrusted(p.name)}${p.description ? ` — ${untrusted(p.description)}` : ''}`, `  ${options.join(' · ')}`, '')
     const rows = [['id', 'type', 'required', 'kind', 'depends on', 'timeout', 'from', 'command']]
     for (const c of p.checks) {
-      rows.push([c.id, c.evidenceType, c.required ? 'yes' : 'no', c.kind, c.dependsOn.join(',') || '-', duration(c.timeoutMs), c.layers.join(' → ') || '-', shownCommand(c)])
+      const cells = [c.id, c.evidenceType, c.required ? 'yes' : 'no', c.kind, c.dependsOn.join(',') || '-', duration(c.timeoutMs), c.layers.join(' → ') || '-', shownCommand(c)]
+      rows.push(cells.map((cell) => untrusted(cell)))
     }
     out.push(...table(rows).map((line) => `  ${line}`))
   }
   return `${out.join('\n')}\n`
 }
 
-export async function listCommand(argv: string[], io: CliIO): Promise<number> {
+export async function listCommand(argv: string[], rawIO: CliIO): Promise<number> {
   const { values, positionals } = parse('list', argv, LIST_OPTIONS)
   if (positionals.length > 1) throw new VerifyUsageError(`verify list takes at most one protocol name, got: ${positionals.join(' ')}`)
-  const cwd = resolve(io.cwd, values.cwd ?? '.')
-  const loaded = await loadConfigLayers({ cwd, env: io.env, ...(values.config ? { configFile: resolve(io.cwd, values.config) } : {}) })
+  const cwd = resolve(rawIO.cwd, values.cwd ?? '.')
+  const loaded = await loadConfigLayers({ cwd, env: rawIO.env, ...(values.config ? { configFile: resolve(rawIO.cwd, values.config) } : {}) })
   const names = positionals[0] ? [positionals[0]] : Object.keys(loaded.merged.protocols)
-  const protocols = names.map((name) => {
-    const { protocol, origins } = resolveMerged(loaded.merged, { rootDir: loaded.rootDir, source: loaded.source, protocol: name })
-    return listProtocol(protocol, origins)
-  })
-  const output: ListOutput = {
+  const resolved = names.map((name) => resolveMerged(loaded.merged, { rootDir: loaded.rootDir, source: loaded.source, protocol: name }))
+  const protocols = resolved.map(({ protocol, origins }) => listProtocol(protocol, origins))
+  // A command may hold a secret of the environment or of a check's own `env`: masked as in a run.
+  const env = Object.assign({}, rawIO.env, ...resolved.flatMap(({ protocol }) => protocol.checks.map((c) => c.env)))
+  const redact = createRedactor(secretValues(env), resolved.flatMap(({ protocol }) => protocol.redact))
+  const io = safeIO(rawIO, redact)
+  // Masked before it is rendered: a pattern anchored to a line must see the command's lines, not the table's.
+  const output: ListOutput = redactDeep({
     listVersion: 1,
     configFile: loaded.configFile,
     rootDir: loaded.rootDir,
     layers: loaded.layers.map((l) => ({ label: l.label, file: l.file ?? null, chain: l.chain })),
     protocols,
-  }
-  io.stdout(values.json ? `${JSON.stringify(output, null, 2)}\n` : renderText(output, io.cwd))
+  } satisfies ListOutput, redact)
+  io.stdout(values.json ? guardJson(`${JSON.stringify(output, null, 2)}\n`) : renderText(output, io.cwd))
   return ExitCode.approved
 }

@@ -1,11 +1,13 @@
 // The `verify` command line: dispatch to a command, turn known errors into one paragraph and an exit code.
 import { writeSync } from 'node:fs'
 import { VerifyConfigError, VerifyError } from '../errors.js'
+import { untrusted } from '../reporters/safe-text.js'
 import { flushOutput } from '../runner/flush.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
 import { APPROVE_HELP, CHECK_HELP, HELP, HOOK_HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
 import { processIO, type CliIO } from './io.js'
+import { safeIO } from './output.js'
 import { closest } from './suggest.js'
 
 type Command = (argv: string[], io: CliIO) => Promise<number>
@@ -46,19 +48,25 @@ function mistypedCommand(argv: readonly string[], error: unknown): string | unde
   return word ? closest(word, Object.keys(COMMANDS)) : undefined
 }
 
-/** Formats an error for people: what went wrong and every problem found, never a stack trace. */
+/**
+ * Formats an error for people: what went wrong and every problem found, never a stack trace. Messages quote config
+ * files, evidence and thrown errors: untrusted text.
+ */
 export function formatError(error: unknown): string {
   if (error instanceof VerifyConfigError) {
-    const problems = error.problems.map((p) => `  - ${p}`).join('\n')
-    return `verify: ${error.message}${problems ? `\n${problems}` : ''}\n`
+    const problems = error.problems.map((p) => `  - ${untrusted(p, 'lines')}`).join('\n')
+    return `verify: ${untrusted(error.message, 'lines')}${problems ? `\n${problems}` : ''}\n`
   }
-  if (error instanceof VerifyError) return `verify: ${error.message}\n`
+  if (error instanceof VerifyError) return `verify: ${untrusted(error.message, 'lines')}\n`
   const message = error instanceof Error ? error.message : String(error)
-  return `verify: unexpected error: ${message}\n  (set DEBUG=verify for details)\n`
+  return `verify: unexpected error: ${untrusted(message, 'lines')}\n  (set DEBUG=verify for details)\n`
 }
 
 /** Runs the CLI with the given arguments and returns the exit code. Never exits the process itself. */
-export async function cli(argv: string[], io: CliIO = processIO()): Promise<number> {
+export async function cli(argv: string[], rawIO: CliIO = processIO()): Promise<number> {
+  // Masks the environment's secrets from the first byte: a config that fails to load is reported before its own
+  // secrets are known.
+  const io = safeIO(rawIO)
   const [first] = argv
   if (first === '--version' || first === '-v') {
     io.stdout(`${TOOL.version}\n`)
@@ -81,7 +89,7 @@ export async function cli(argv: string[], io: CliIO = processIO()): Promise<numb
     io.stderr(formatError(error))
     const typo = at < 0 ? mistypedCommand(argv, error) : undefined
     if (typo) io.stderr(`  Did you mean \`verify ${typo}\`? (commands: ${Object.keys(COMMANDS).join(', ')})\n`)
-    if (io.env.DEBUG?.includes('verify') && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`)
+    if (io.env.DEBUG?.includes('verify') && error instanceof Error && error.stack) io.stderr(`${untrusted(error.stack, 'lines')}\n`)
     return ExitCode.usage
   }
 }

@@ -9,6 +9,7 @@ import { readEvidenceFile, writeEvidenceFile } from '../evidence/store.js'
 import { VerifyUsageError } from '../errors.js'
 import { verdictLine } from '../reporters/status.js'
 import { useColor } from '../reporters/select.js'
+import { untrusted } from '../reporters/safe-text.js'
 import type { CheckResult, EvidenceFile } from '../types.js'
 import { judgeEvidenceFile } from '../verdict/evidence-file.js'
 import { summarize } from '../verdict/summary.js'
@@ -106,11 +107,11 @@ export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number
   const merged = sealEvidence({ ...combined, checks, summary }, context.redact, context.signingKey)
   await writeEvidenceFile(context.evidencePath, merged)
   const c = pc.createColors(useColor(io, values.color))
-  io.stdout(`${c.bold('verify merge')} ${c.dim(`· ${files.length} shard${files.length === 1 ? '' : 's'} · protocol ${merged.protocol.name}`)}\n`)
+  io.stdout(`${c.bold('verify merge')} ${c.dim(`· ${files.length} shard${files.length === 1 ? '' : 's'} · protocol ${untrusted(merged.protocol.name)}`)}\n`)
   io.stdout(` ${c.dim('Checks ')} ${summary.passed} passed · ${summary.failed} failed · ${summary.skipped} skipped · ${summary.cancelled ? `${summary.cancelled} cancelled · ` : ''}${summary.pending} pending (${summary.total})\n`)
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
-  for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${issue}\n`)
-  for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${recommendation}\n`)
-  io.stdout(` ${c.dim('Evidence')} ${context.evidencePath}\n`)
+  for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${untrusted(issue)}\n`)
+  for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${untrusted(recommendation)}\n`)
+  io.stdout(` ${c.dim('Evidence')} ${untrusted(context.evidencePath)}\n`)
   return exitCodeOfVerdict(summary.verdict)
 }

@@ -1,15 +1,21 @@
 // Secret masking: values of secret-looking environment variables and configured patterns become `***` in
-// everything verify writes or prints, in their raw, base64, URL-encoded and JSON-escaped forms.
+// everything verify writes or prints, in their raw, base64 (also wrapped in lines), URL-encoded and JSON-escaped forms.
+import { stripAnsi } from '../runner/ansi.js'
 
 export const MASK = '***'
 
 /**
  * Names whose values are treated as secrets: a secret word as a whole segment of the name (GITHUB_TOKEN, DB_PASSWORD,
- * SENTRY_DSN, AUTH_HEADER, ACCESSTOKEN, API_KEY, AWS_SECRET_ACCESS_KEY). Whole segments, so GIT_AUTHOR_NAME is not one.
+ * SENTRY_DSN, AUTH_HEADER, ACCESSTOKEN, API_KEY, AWS_SECRET_ACCESS_KEY, GPG_PASSPHRASE, AUTH_JWT). Whole segments, so
+ * GIT_AUTHOR_NAME is not one; PASS and PWD only as a segment of their own (DB_PASS, MYSQL_PWD), so BYPASS is not one.
  */
-const SECRET_SEGMENT = /(?:^|_)(?:[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|CREDENTIALS?|PRIVATE|AUTH|COOKIES?|SESSION|DSN)|CREDS|APIKEY|KEY)(?:_|$)/i
-/** Well-known variables whose names look secret but whose values are not. */
-const NOT_SECRET = new Set(['SSH_AUTH_SOCK', 'DESKTOP_SESSION', 'XDG_SESSION_ID', 'XDG_SESSION_TYPE', 'XDG_SESSION_CLASS', 'XDG_SESSION_DESKTOP', 'SESSION_MANAGER', 'GDMSESSION'])
+const SECRET_SEGMENT =
+  /(?:^|_)(?:[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASES?|CREDENTIALS?|PRIVATE|AUTH|COOKIES?|SESSION|DSN|JWTS?)|CREDS|APIKEY|KEY|PASS|PWD)(?:_|$)/i
+/**
+ * Well-known variables whose names look secret but whose values are not. PWD and OLDPWD are the shell's working
+ * folders: masking them would mask every path in every output.
+ */
+const NOT_SECRET = new Set(['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'DESKTOP_SESSION', 'XDG_SESSION_ID', 'XDG_SESSION_TYPE', 'XDG_SESSION_CLASS', 'XDG_SESSION_DESKTOP', 'SESSION_MANAGER', 'GDMSESSION'])
 /** Shorter values are too likely to occur by chance (and to mask innocent text) to be masked. */
 const MIN_SECRET_LENGTH = 6
 
@@ -39,11 +45,11 @@ function base64Forms(value: string): string[] {
     // The complete encoding of the value alone, with padding, also occurs as is (e.g. `echo $SECRET | base64`).
   }
   forms.push(bytes.toString('base64'), bytes.toString('base64url').replace(/=+$/, ''))
-  return forms
+  return forms.filter((form) => form.length >= MIN_SECRET_LENGTH)
 }
 
-/** Every form of a secret value that should be masked. */
-export function secretForms(value: string): string[] {
+/** The forms of a secret value that are text: itself, URL-encoded, JSON-escaped. */
+function textForms(value: string): string[] {
   const forms = new Set<string>([value])
   forms.add(encodeURIComponent(value))
   forms.add(encodeURIComponent(value).replace(/%20/g, '+'))
@@ -52,8 +58,12 @@ export function secretForms(value: string): string[] {
   forms.add(JSON.stringify(value).slice(1, -1).replaceAll('/', '\\/'))
   // Doubly escaped JSON, as in a JSON string inside a JSON string.
   forms.add(JSON.stringify(JSON.stringify(value).slice(1, -1)).slice(1, -1))
-  for (const form of base64Forms(value)) forms.add(form)
   return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH)
+}
+
+/** Every form of a secret value that should be masked. */
+export function secretForms(value: string): string[] {
+  return [...new Set([...textForms(value), ...base64Forms(value)])]
 }
 
 /** The secret values found in an environment. */
@@ -65,34 +75,106 @@ export function secretValues(env: NodeJS.ProcessEnv): string[] {
   return values
 }
 
-/** Masks secrets in text. `safeCut` moves a cut back so no secret in the text is split by it (for streaming). */
+/** Masks secrets in text. `safeCut` and `holdBack` move a cut back so no secret is split by it (for streaming). */
 export type Redactor = ((text: string) => string) & {
   /** Longest masked form, in characters (0 when nothing is masked). */
   maxLength?: number
+  /** A cut moved back so that no secret found whole in `text` straddles it. */
   safeCut?: (text: string, cut: number) => number
+  /**
+   * A cut at a line end moved back so that base64 wrapped in lines, whose next line has not arrived yet, is held until
+   * it has (only after a line that looks like wrapped base64: no ordinary line is held).
+   */
+  holdBack?: (text: string, cut: number) => number
 }
 
-/** Builds a masking function for the given secret values and configured patterns (strings are literal). */
+// Base64 encoders wrap their lines at 76 (MIME, the base64 CLI) or 64 (PEM) characters, LF or CRLF: a form of the
+// secret may be broken by a line break after any of its characters.
+const LINE_BREAK = '(?:\\r?\\n)?'
+// A line shorter than this is not taken for a line of wrapped base64 (so short lines are never held back).
+const MIN_WRAPPED_LINE = 16
+const BASE64_LINE = /^[A-Za-z0-9+/_-]+$/
+const BASE64_CHAR = /[A-Za-z0-9+/_-]/
+// A pattern that can match nothing must not put a mask between every two characters.
+const mask = (match: string) => (match === '' ? match : MASK)
+
+/**
+ * Builds a masking function for the given secret values and configured patterns (strings are literal; each RegExp is
+ * matched with its own flags, `g` and `y` aside).
+ */
 export function createRedactor(values: readonly string[], patterns: readonly (string | RegExp)[] = []): Redactor {
   const literals = new Set<string>()
-  for (const value of values) for (const form of secretForms(value)) literals.add(form)
+  const wrapped = new Set<string>()
+  for (const value of values) {
+    for (const form of textForms(value)) literals.add(form)
+    for (const form of base64Forms(value)) wrapped.add(form)
+  }
   for (const pattern of patterns) if (typeof pattern === 'string' && pattern.length > 0) literals.add(pattern)
-  const sources = [...literals].toSorted((a, b) => b.length - a.length).map(escapeRegExp)
-  for (const pattern of patterns) if (pattern instanceof RegExp) sources.push(`(?:${pattern.source})`)
-  if (sources.length === 0) return (text) => text
-  const flags = patterns.some((p) => p instanceof RegExp && p.flags.includes('i')) ? 'gi' : 'g'
-  const matcher = new RegExp(sources.join('|'), flags)
-  const redactor: Redactor = (text) => (text.length === 0 ? text : text.replace(matcher, MASK))
+  const alternatives = [
+    ...[...literals].map((form) => ({ length: form.length, source: escapeRegExp(form) })),
+    ...[...wrapped].map((form) => ({ length: form.length, source: [...form].map(escapeRegExp).join(LINE_BREAK) })),
+  ].toSorted((a, b) => b.length - a.length)
+  const matchers: RegExp[] = []
+  if (alternatives.length > 0) matchers.push(new RegExp(alternatives.map((a) => a.source).join('|'), 'g'))
+  // One RegExp per pattern: combined, their flags would have to agree and their groups would be renumbered.
+  for (const pattern of patterns) if (pattern instanceof RegExp) matchers.push(new RegExp(pattern.source, `${pattern.flags.replace(/[gyd]/g, '')}g`))
+  if (matchers.length === 0) return (text) => text
+  const redactor: Redactor = (text) => {
+    if (text.length === 0) return text
+    let out = text
+    for (const matcher of matchers) out = out.replace(matcher, mask)
+    return out
+  }
+  const longest = Math.max(0, ...[...literals, ...wrapped].map((form) => form.length))
   // Patterns have no known length; a generous bound keeps their matches whole across a forced cut.
-  redactor.maxLength = Math.max(0, ...[...literals].map((l) => l.length), patterns.some((p) => p instanceof RegExp) ? 256 : 0)
+  redactor.maxLength = Math.max(longest, patterns.some((p) => p instanceof RegExp) ? 256 : 0)
   redactor.safeCut = (text, cut) => {
     let safe = cut
-    for (const match of text.matchAll(matcher)) {
-      if (match.index < safe && match.index + match[0].length > safe) safe = match.index
+    for (const matcher of matchers) {
+      for (const match of text.matchAll(matcher)) {
+        if (match.index < safe && match.index + match[0].length > safe) safe = match.index
+      }
     }
     return safe
   }
+  const longestWrapped = Math.max(0, ...[...wrapped].map((form) => form.length))
+  redactor.holdBack = (text, cut) => {
+    if (longestWrapped === 0 || cut === 0) return cut
+    let end = cut
+    if (text[end - 1] === '\n') end--
+    if (text[end - 1] === '\r') end--
+    if (end === cut) return cut
+    const line = text.slice(Math.max(text.lastIndexOf('\n', end - 1), text.lastIndexOf('\r', end - 1)) + 1, end)
+    if (line.length < MIN_WRAPPED_LINE || !BASE64_LINE.test(line)) return cut
+    // A form continuing on the next line has fewer than its length of characters before the cut.
+    let held = 0
+    let at = cut
+    while (at > 0 && held < longestWrapped - 1) {
+      const ch = text[at - 1] as string
+      if (ch !== '\n' && ch !== '\r') {
+        if (!BASE64_CHAR.test(ch)) break
+        held++
+      }
+      at--
+    }
+    return at
+  }
   return redactor
+}
+
+// Control characters a terminal does not show (tab, LF and CR aside): a secret split by one reads whole on screen.
+const HIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g
+const visible = (text: string) => stripAnsi(text).replace(HIDDEN, '')
+
+/**
+ * Masks text as a terminal will show it: once escape sequences and invisible control characters are gone, no secret
+ * is left. Colours and other sequences are kept unless a secret hides between them; then the text goes plain.
+ */
+export function maskVisible(redact: Redactor, text: string): string {
+  const masked = redact(text)
+  const shown = visible(masked)
+  if (shown === masked || redact(shown) === shown) return masked
+  return redact(visible(text))
 }
 
 /** Masks every string inside a JSON-like value (evidence, reports), returning a copy. */

@@ -6,7 +6,7 @@ import type { CheckResult } from '../types.js'
 import { cutLine, failingTestLines, failureExcerpt, howItEnded, moreTestsLine } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
 import { writeReport } from './output.js'
-import { guardText } from './safe-text.js'
+import { untrusted } from './safe-text.js'
 import { ownShare, scopeLabel } from './scope.js'
 import { FAILING, ranAndReused, statusGlyph, statusText } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
@@ -96,14 +96,14 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   if (next.length === 0 && summary.verdict !== 'approved') next.push(again)
   if (next.length) out.push('', 'Next:', ...next.map((line) => `  ${line}`))
   out.push(`Evidence: ${rel(outcome.evidencePath)}`)
-  // Printed on stdout, maybe in a CI log: no line of a check's output may read as a workflow command there.
-  return `${guardText(out.join('\n'))}\n`
+  // Printed on stdout, maybe in a CI log: names, reasons and output lines are untrusted, each line defused.
+  return `${untrusted(out.join('\n'), 'lines')}\n`
 }
 
 export function createAgentReporter(options: ReporterOptions): Reporter {
   return {
     onRunStart(checklist) {
-      if (!options.file) options.write(`verify: running protocol ${checklist.protocol.name} (${checks(checklist.results.length)})…\n`)
+      if (!options.file) options.write(`verify: running protocol ${untrusted(checklist.protocol.name)} (${checks(checklist.results.length)})…\n`)
     },
     onRunEnd(outcome) {
       writeReport(options, renderAgentDigest(outcome, { cwd: options.cwd, ...(options.invocation ? { invocation: options.invocation } : {}) }))

@@ -5,7 +5,7 @@ import { formatDuration, parseDuration } from '../duration.js'
 import type { CheckResult, Checklist, ResolvedCheck } from '../types.js'
 import { failingTestLines, failureExcerpt, moreTestsLine } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
-import { firstLine, guardCommand, guardText } from './safe-text.js'
+import { firstLine, guardCommand, guardText, untrusted } from './safe-text.js'
 import { FAILING, ranAndReused, reusedNote, statusIcon, statusText, verdictLine } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
 import { fitWidth } from './width.js'
@@ -39,8 +39,8 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
     if (!FAILING.has(result.status) || !result.evidence) continue
     // The output is the check's, not verify's: shown as a terminal would, and never as a workflow command.
     const found = failureExcerpt(result, { maxLines: TAIL_LINES, maxTests: MAX_TESTS, width: LINE_WIDTH })
-    lines.push(c.red(c.bold(`✗ ${result.name}`)) + c.dim(` — ${result.reason ? firstLine(result.reason) : statusText(result.status)}`))
-    if (check?.command !== undefined) lines.push(c.dim(`  $ ${result.evidence.command}`))
+    lines.push(c.red(c.bold(`✗ ${untrusted(result.name)}`)) + c.dim(` — ${result.reason ? firstLine(result.reason) : statusText(result.status)}`))
+    if (check?.command !== undefined) lines.push(c.dim(`  $ ${untrusted(result.evidence.command ?? '')}`))
     for (const test of found.tests) {
       const [title, message] = failingTestLines(test, LINE_WIDTH)
       lines.push(`  ${c.red('✗')} ${c.bold(title as string)}`)
@@ -64,15 +64,17 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
   lines.push(`${c.dim(' Checks ')} ${counts.join(c.dim(' · '))} ${c.dim(`(${summary.total}${reuse ? `; ${reuse}` : ''})`)}`)
   if (Number.isFinite(ms)) lines.push(`${c.dim(' Time   ')} ${formatDuration(ms)}`)
   lines.push(`${c.dim(' Verdict')} ${verdictLine(summary.verdict, c)}`)
-  for (const issue of summary.issues) lines.push(`   ${c.red('•')} ${issue}`)
-  for (const warning of summary.warnings) lines.push(`   ${c.yellow('•')} ${warning}`)
-  for (const recommendation of summary.recommendations) lines.push(`   ${c.cyan('→')} ${recommendation}`)
-  lines.push(`${c.dim(' Evidence')} ${relative(options.cwd, outcome.evidencePath) || outcome.evidencePath}`)
+  for (const issue of summary.issues) lines.push(`   ${c.red('•')} ${untrusted(issue)}`)
+  for (const warning of summary.warnings) lines.push(`   ${c.yellow('•')} ${untrusted(warning)}`)
+  for (const recommendation of summary.recommendations) lines.push(`   ${c.cyan('→')} ${untrusted(recommendation)}`)
+  lines.push(`${c.dim(' Evidence')} ${untrusted(relative(options.cwd, outcome.evidencePath) || outcome.evidencePath)}`)
   return `${guardText(lines.join('\n'))}\n`
 }
 
 export function createDefaultReporter(options: ReporterOptions): Reporter {
   const c = pc.createColors(options.color)
+  // Cursor movement is verify's own: past the output layer, which lets no such sequence through.
+  const control = options.writeControl ?? options.write
   // Cursor movement only where a person watches a capable terminal: never in CI, a pipe, a file or a dumb terminal.
   const live = options.isTTY && !options.ci && options.env.TERM !== 'dumb'
   // A redraw moves up one line per row: a row wider than the terminal wraps and would take more. One column spare
@@ -108,8 +110,8 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
     if (visible.length > rows - 4) visible = visible.filter((r) => r.status === 'running' || FAILING.has(r.status))
     const lines = visible.map((r) => row(r, pad))
     lines.push(fitWidth(c.dim(` ${done}/${results.length} done${visible.length < results.length ? ` · ${results.length - visible.length} not shown` : ''}`), rowWidth))
-    const clear = drawn > 0 ? `\x1b[${drawn}A\x1b[0J` : ''
-    options.write(`${clear}${lines.join('\n')}\n`)
+    if (drawn > 0) control(`\x1b[${drawn}A\x1b[0J`)
+    options.write(`${lines.join('\n')}\n`)
     drawn = lines.length
   }
   // The last frame, once: after the checks `verify run` may ask a person to approve manual checks, and a redraw
@@ -129,7 +131,7 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
     if (timer) clearInterval(timer)
     if (live) {
       draw()
-      options.write('\x1b[?25h')
+      control('\x1b[?25h')
     }
   }
 
@@ -137,9 +139,9 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
     onRunStart(checklist: Checklist) {
       checks = checklist.protocol.checks
       results = checklist.results
-      options.write(`${c.bold('verify')} ${c.dim(`· protocol ${checklist.protocol.name} · ${checks.length} check${checks.length === 1 ? '' : 's'}`)}\n`)
+      options.write(`${c.bold('verify')} ${c.dim(`· protocol ${untrusted(checklist.protocol.name)} · ${checks.length} check${checks.length === 1 ? '' : 's'}`)}\n`)
       if (live) {
-        options.write('\x1b[?25l')
+        control('\x1b[?25l')
         draw()
         timer = setInterval(() => {
           frame++

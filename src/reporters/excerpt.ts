@@ -30,8 +30,9 @@ export interface Excerpt {
   total: number
 }
 
-// Control characters other than tab, LF and CR: invisible at best, garbling a terminal or a document at worst.
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g
+// Control characters other than tab, LF and CR: invisible at best, garbling a terminal or a document at worst (C1
+// included: U+009B is a CSI to many terminals).
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g
 
 /** `text` without control characters other than tab, LF and CR. */
 export function stripControl(text: string): string {

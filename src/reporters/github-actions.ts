@@ -121,6 +121,8 @@ function appendSummary(outcome: RunOutcome, file: string, options: ReporterOptio
 }
 
 export function createGitHubActionsReporter(options: ReporterOptions): Reporter {
+  // Folds and annotations are workflow commands by design: the one reporter that writes past the output's guard.
+  const command = options.writeControl ?? options.write
   return {
     onCheckEnd(_check, result) {
       const evidence = result.evidence
@@ -128,14 +130,14 @@ export function createGitHubActionsReporter(options: ReporterOptions): Reporter 
       if (!evidence || evidence.reused) return
       const title = `${result.id} · ${statusText(result.status)} · ${formatDuration(evidence.durationMs)}`
       // The full output, control characters and all, is in the log file; the job log gets readable text.
-      options.write(foldOutput(title, stripControl(evidence.output.text)))
+      command(foldOutput(title, stripControl(evidence.output.text)))
     },
     onRunEnd(outcome) {
-      options.write(renderAnnotations(outcome, { workspace: options.env.GITHUB_WORKSPACE || options.cwd }))
+      command(renderAnnotations(outcome, { workspace: options.env.GITHUB_WORKSPACE || options.cwd }))
       const file = options.file ?? options.env.GITHUB_STEP_SUMMARY
       if (!file) return
       const problem = appendSummary(outcome, file, options)
-      if (problem) options.write(workflowCommand('warning', problem, { title: 'verify: step summary' }))
+      if (problem) command(workflowCommand('warning', problem, { title: 'verify: step summary' }))
     },
   }
 }

@@ -1,6 +1,7 @@
 // Reporters are plug-ins: a failing one must not take the run, its evidence or the other reporters down.
 import type { CliIO } from '../cli/io.js'
 import { HOOKS } from './custom.js'
+import { untrusted } from './safe-text.js'
 import type { Reporter } from './types.js'
 
 /**
@@ -12,7 +13,7 @@ export function guardReporter(reporter: Reporter, label: string, io: Pick<CliIO,
   const fail = (hook: string, error: unknown) => {
     if (failed) return
     failed = true
-    io.stderr(`verify: reporter ${label} failed in ${hook} and is left out for the rest of the run: ${error instanceof Error ? error.message : String(error)}\n`)
+    io.stderr(`verify: reporter ${untrusted(label)} failed in ${hook} and is left out for the rest of the run: ${untrusted(error instanceof Error ? error.message : String(error))}\n`)
   }
   const guarded: Record<string, (...args: unknown[]) => unknown> = {}
   for (const hook of HOOKS) {

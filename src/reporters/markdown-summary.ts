@@ -4,7 +4,7 @@ import { relative } from 'node:path'
 import { formatDuration } from '../duration.js'
 import type { CheckResult } from '../types.js'
 import { failingTestLines, failureExcerpt, howItEnded, moreTestsLine, outputTail } from './excerpt.js'
-import { guardCommand, guardText } from './safe-text.js'
+import { guardCommand, guardText, untrusted } from './safe-text.js'
 import { ownShare } from './scope.js'
 import { FAILING, ranAndReused, reusedNote, STATUS_EMOJI, statusText } from './status.js'
 import type { RunOutcome } from './types.js'
@@ -36,10 +36,9 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`
 }
 
-/** Text for a markdown table cell or paragraph: no line breaks, no HTML, no table pipes, no emphasis. */
+/** Text for a markdown table cell or paragraph: untrusted text, no HTML, no table pipes, no emphasis. */
 export function escapeMarkdown(text: string): string {
-  return text
-    .replace(/[\r\n]+/g, ' ')
+  return untrusted(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -47,7 +46,7 @@ export function escapeMarkdown(text: string): string {
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  return untrusted(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 
 /** A fenced code block that no line of `lines` can close early. */

@@ -1,7 +1,12 @@
 // What every reporter is given: where to write, and what kind of terminal that is.
 export interface ReporterOptions {
-  /** Writes to the run's main output (stdout for the CLI). */
+  /** Writes to the run's main output (stdout for the CLI), through the output layer that masks and defuses it. */
   write: (text: string) => void
+  /**
+   * Writes verify's own terminal control (a live redraw) and workflow commands past the output layer, masked only.
+   * Given to built-in reporters; where absent, `write` is used.
+   */
+  writeControl?: (text: string) => void
   /** A file named with `--reporter name=<file>` (or `[name, { file }]` in the config), absolute. */
   file?: string
   color: boolean

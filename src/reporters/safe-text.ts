@@ -43,9 +43,20 @@ export function colorLine(line: string): string {
     .join('')
 }
 
-/** The first line of a message (a check's reason), as plain text. */
+/** The first line of a message (a check's reason), as untrusted text. */
 export function firstLine(text: string): string {
-  return plainLine(text.split('\n')[0] ?? '')
+  return untrusted(text.split('\n')[0] ?? '')
+}
+
+// What the runner compares a line with: invisible characters skipped.
+const seenByRunner = (line: string) => line.replace(IGNORABLE, '')
+const isCommand = (seen: string) => seen.includes('##[') || seen.trimStart().startsWith('::')
+
+/** A cheap first look (most lines are done here): a `#`, or a colon or anything not plain ASCII where the line starts. */
+function mayBeCommand(line: string): boolean {
+  const start = line.trimStart()
+  const first = start.charCodeAt(0)
+  return line.includes('#') || first === 0x3a || first < 0x20 || first >= 0x7f
 }
 
 /**
@@ -55,12 +66,40 @@ export function firstLine(text: string): string {
  * split (`: :`), so it reads the same and does nothing.
  */
 export function guardCommand(line: string): string {
-  const seen = line.replace(IGNORABLE, '')
-  if (!seen.includes('##[') && !seen.trimStart().startsWith('::')) return line
-  return stripAnsi(line)
-    .replace(IGNORABLE, '')
+  if (!mayBeCommand(line) || !isCommand(seenByRunner(line))) return line
+  return seenByRunner(stripAnsi(line))
     .replaceAll('##[', '## [')
     .replace(/^(\s*):(?=:)/, '$1: ')
+}
+
+/**
+ * The rest of a line whose start (`head`, see lineHead) went out in an earlier write: guarded so that the two together
+ * are no workflow command either (`:` then `:error::`, `##` then `[error]`).
+ */
+export function guardContinuation(head: string, piece: string): string {
+  const text = guardCommand(piece)
+  return head !== '' && isCommand(head + seenByRunner(text)) ? ` ${seenByRunner(stripAnsi(text))}` : text
+}
+
+/** What guardContinuation needs to know of a line written so far (`head`, then `text`): the few characters that matter. */
+export function lineHead(head: string, text: string): string {
+  const line = (head + seenByRunner(text)).trimStart()
+  return line.length <= 5 ? line : `${line.slice(0, 2)}…${line.slice(-2)}`
+}
+
+// Bidirectional overrides and isolates reorder what a terminal shows (text that reads other than it is).
+const BIDI = /[\u202A-\u202E\u2066-\u2069]/g
+
+/**
+ * The one way untrusted text — a reason, a check's name or command, a protocol name, an approver's name or note, a
+ * thrown message, a file name — is printed by verify: no escape sequence, no control character, no bidirectional
+ * override, never a workflow command. `inline` (the default) makes it one line, its line breaks and carriage returns
+ * spaces; `lines` keeps its lines, each cleaned and guarded on its own.
+ */
+export function untrusted(text: string, layout: 'inline' | 'lines' = 'inline'): string {
+  const lines = stripAnsi(text).replace(BIDI, '').split(/\r\n|\r|\n/)
+  const clean = lines.map((line) => line.replace(CONTROL, ''))
+  return layout === 'inline' ? guardCommand(clean.join(' ')) : clean.map(guardCommand).join('\n')
 }
 
 /**

@@ -121,6 +121,8 @@ export async function createReporters(
   const onStdout = entries.filter((e) => e.kind !== 'builtin' || (!e.file && !e.toStderr)).length
   const context = (entry: Entry): ReporterOptions => ({
     write: entry.kind === 'builtin' && entry.toStderr ? io.stderr : io.stdout,
+    // Past the output layer: only built-in reporters, which build their commands with workflowCommand.
+    ...(entry.kind === 'builtin' && io.unguarded ? { writeControl: entry.toStderr ? io.unguarded.stderr : io.unguarded.stdout } : {}),
     ...(entry.kind === 'builtin' && entry.file ? { file: entry.file } : {}),
     color,
     isTTY: io.isTTY && onStdout === 1,

@@ -1,4 +1,6 @@
 // GitHub Actions workflow commands (`::name key=value::message`), escaped as the runner unescapes them.
+import { stripAnsi } from '../runner/ansi.js'
+import { stripControl } from './excerpt.js'
 
 /** Error, warning and notice annotations GitHub keeps per step, each kind on its own. */
 export const ANNOTATIONS_PER_STEP = 10
@@ -15,12 +17,16 @@ export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C')
 }
 
-/** One workflow command line, newline included. */
+// Messages and titles quote names, reasons and output: no escape sequence or control character reaches the log (CR
+// and LF are escaped).
+const clean = (text: string) => stripControl(stripAnsi(text))
+
+/** One workflow command line, newline included: the message and properties escaped, their control characters gone. */
 export function workflowCommand(name: string, message: string, properties: Record<string, string> = {}): string {
   const props = Object.entries(properties)
-    .map(([key, value]) => `${key}=${escapeProperty(value)}`)
+    .map(([key, value]) => `${key}=${escapeProperty(clean(value))}`)
     .join(',')
-  return `::${name}${props ? ` ${props}` : ''}::${escapeData(message)}\n`
+  return `::${name}${props ? ` ${props}` : ''}::${escapeData(clean(message))}\n`
 }
 
 export interface ParsedWorkflowCommand {

@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { dirname } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { makeFolderSync } from '../evidence/location.js'
-import type { Redactor } from '../evidence/redact.js'
+import { maskVisible, type Redactor } from '../evidence/redact.js'
 import type { OutputRecord } from '../types.js'
 import { incompleteEscapeStart, stripAnsi } from './ansi.js'
 
@@ -145,8 +145,11 @@ export class OutputCapture {
     if (!final) {
       if (this.#transform) {
         const lineEnd = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'))
-        if (text.length - (lineEnd + 1) <= LINE_CARRY_MAX) cut = lineEnd + 1
-        else {
+        if (text.length - (lineEnd + 1) <= LINE_CARRY_MAX) {
+          cut = lineEnd + 1
+          // Base64 wrapped in lines may go on in the next chunk: held until it has come.
+          cut = (this.#transform as Redactor).holdBack?.(text, cut) ?? cut
+        } else {
           // A line too long to hold: release all but a tail that can hold a whole secret, never cutting one in two.
           const redactor = this.#transform as Redactor
           const hold = Math.max(0, (redactor.maxLength ?? 256) - 1)
@@ -165,12 +168,13 @@ export class OutputCapture {
 
   #release(text: string, stream: OutputStream): void {
     const transform = this.#transform
-    const live = this.onText && transform ? transform(text) : undefined
+    // Masked as shown: colour codes inside a secret must not let a terminal show it whole.
+    const live = this.onText && transform ? maskVisible(transform, text) : undefined
     this.onText?.(live ?? text, stream)
     // Strip before masking so a secret with escapes inside it is still recognised.
     const stripped = stripAnsi(text)
     // Without escapes the live text already is the masked text: mask once.
-    const stored = !transform ? stripped : stripped === text && live !== undefined ? live : transform(stripped)
+    const stored = !transform ? stripped : stripped === text && live !== undefined ? live : maskVisible(transform, stripped)
     if (stored.length === 0) return
     const bytes = Buffer.byteLength(stored, 'utf8')
     this.#storedBytes += bytes

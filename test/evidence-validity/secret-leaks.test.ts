@@ -1,11 +1,14 @@
 // The secret-leak matrix (SPEC §8): each check of fixtures/validity-secrets exposes one secret in one form — raw,
-// base64 at the three alignments, URL-encoded, JSON-escaped, split across two writes, on stderr, in its command line,
-// in a thrown error, in a function's result — and no form of it may reach anything verify writes or prints.
-// Every secret has its own variable, so a failure names the form that leaked and where.
-import { readdirSync, readFileSync } from 'node:fs'
+// base64 at the three alignments and wrapped at 76 columns, URL-encoded, JSON-escaped, split across two writes, with
+// a colour code inside, on stderr, in its command line, in a thrown error, in a function's result, under each secret
+// name segment, as a match of a `redact` RegExp with its flags — and no form of it may reach anything verify writes
+// or prints: evidence, logs, reporters, `verify check`, `verify list`. Beside it, verify's own paths: approvals
+// (`--by`, `--note`) and config-load errors. Every secret has its own variable, so a failure names what leaked where.
+import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanup, diagnose, type CliResult } from '../e2e/helpers.js'
+import { stripAnsi } from '../../src/runner/ansi.js'
+import { cleanup, diagnose, fixture, runCli, type CliResult } from '../e2e/helpers.js'
 import { project, removeProjects, type Project } from './helpers.js'
 
 afterAll(async () => {
@@ -53,7 +56,29 @@ const CASES: Case[] = [
   })),
   { id: 'redact-string', exposure: 'prints a match of a string `redact` pattern', secret: 'build-01.internal.example' },
   { id: 'redact-regexp', exposure: 'prints a match of a RegExp `redact` pattern', secret: 'tok_a1b2c3d4e5' },
+  ...(
+    [
+      ['seg-pass', 'SEG_DB_PASS'],
+      ['seg-pwd', 'SEG_MYSQL_PWD'],
+      ['seg-passphrase', 'SEG_GPG_PASSPHRASE'],
+      ['seg-jwt', 'SEG_ID_JWT'],
+    ] as const
+  ).map(([id, name], i) => ({ id, exposure: `prints ${name} (name segment ${name.split('_').at(-1)})`, variable: name, secret: `${TOKEN}-${41 + i}` })),
+  ...(
+    [
+      ['base64-wrapped', 'prints its base64 wrapped at 76 columns, a line break inside it'],
+      ['base64-wrapped-split', 'prints its base64 wrapped at 76 columns in two writes, split at the line break'],
+      ['colored', 'prints it with a colour code inside it (a terminal shows it whole)'],
+    ] as const
+  ).map(([id, exposure], i) => ({ id, exposure, variable: variable(id), secret: `${TOKEN}-${51 + i}` })),
+  { id: 'redact-multiline', exposure: 'prints a line matched by /^password=.*$/m', secret: 'hunter2-multiline' },
+  { id: 'redact-ignore-case', exposure: 'prints a match of /SESSION-[A-Z]+-\\d+/i in lower case', secret: 'session-abc-123456' },
+  { id: 'redact-unicode', exposure: 'prints a match of a /…/u pattern with \\p{Lu}', secret: 'Ärger-Ümlaut-2024' },
+  { id: 'check-env', exposure: 'prints a secret of its own `env`, which is also in its command', secret: 'c0nfig-h3ld-S3cret-42' },
 ]
+
+/** Where `text` holds base64 wrapped in lines, the lines joined again. */
+const unwrapped = (text: string) => text.replace(/\r?\n/g, '')
 
 const SHORT = 'ab12c'
 
@@ -71,8 +96,9 @@ function leaks(text: string, secret: string): string[] {
   // A form identical to an earlier one (no character needed escaping) is reported once, under the earlier name.
   const distinct = Object.entries(forms).filter(([, form], i, all) => all.findIndex(([, other]) => other === form) === i)
   const found = distinct.filter(([, form]) => text.includes(form)).map(([name]) => name)
-  // Base64 (either alphabet) at any alignment: decode every run of base64 characters from each of 4 offsets.
-  for (const run of text.match(/[A-Za-z0-9+/_-]{8,}/g) ?? []) {
+  // Base64 (either alphabet) at any alignment, also wrapped in lines: decode every run of base64 characters from
+  // each of 4 offsets.
+  for (const run of [...(text.match(/[A-Za-z0-9+/_-]{8,}/g) ?? []), ...(unwrapped(text).match(/[A-Za-z0-9+/_-]{8,}/g) ?? [])]) {
     for (let shift = 0; shift < 4; shift++) {
       if (Buffer.from(run.slice(shift), 'base64').includes(secret)) {
         found.push('base64')
@@ -98,18 +124,26 @@ function output(name: string, result: CliResult): Sinks {
 let p: Project
 /** What the spec names: the evidence, the logs, and the CLI's output with the default and the json reporter. */
 let core: Sinks = {}
-/** Every other reporter (verbose, junit, markdown, agent, github-actions and its step summary) and `verify check`. */
+/**
+ * Every other reporter (verbose, junit, markdown, agent, github-actions and its step summary), verbose with colour as a
+ * terminal shows it, `verify check`, `verify list` (text and --json), and an approval's files and output.
+ */
 let others: Sinks = {}
+/** Secrets given to `verify approve` as `--by` and `--note`. */
+const APPROVER = { variable: 'APPROVER_API_TOKEN', secret: `${TOKEN}-by` }
+const NOTE = { variable: 'NOTE_API_TOKEN', secret: `${TOKEN}-note` }
+/** The working folder: PWD is no secret, and masking it would mask every path. */
+const WORKDIR = '/home/dev/project-x'
 
 beforeAll(async () => {
   p = project('validity-secrets')
-  const env: Record<string, string> = { SHORT_API_TOKEN: SHORT }
+  const env: Record<string, string> = { SHORT_API_TOKEN: SHORT, PWD: WORKDIR, [APPROVER.variable]: APPROVER.secret, [NOTE.variable]: NOTE.secret }
   for (const c of CASES) if (c.variable) env[c.variable] = c.secret
   const evidence = (name: string) => ['--evidence', join(p.outside, name, 'evidence.json')]
   const file = (name: string) => join(p.outside, name)
-  const [plain, json, rest] = await Promise.all([
-    p.verify('run', evidence('default'), { env }),
-    p.verify('run', [...evidence('json'), '--reporter', 'json'], { env }),
+  const [plain, json, rest, color] = await Promise.all([
+    p.verify('run', evidence('default'), { env, timeoutMs: 60_000 }),
+    p.verify('run', [...evidence('json'), '--reporter', 'json'], { env, timeoutMs: 60_000 }),
     p.verify(
       'run',
       [
@@ -123,14 +157,24 @@ beforeAll(async () => {
         '--reporter',
         `agent=${file('agent.txt')}`,
       ],
-      { env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: file('step-summary.md') } },
+      { env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: file('step-summary.md') }, timeoutMs: 60_000 },
     ),
+    p.verify('run', [...evidence('color'), '--reporter', 'verbose', '--color'], { env, timeoutMs: 60_000 }),
   ])
-  for (const result of [plain, json, rest]) expect(result.code, diagnose(result)).toBe(1)
-  const [check, checkJson] = await Promise.all([
-    p.verify('check', evidence('default'), { env }),
-    p.verify('check', [...evidence('default'), '--json'], { env }),
+  for (const result of [plain, json, rest, color]) expect(result.code, diagnose(result)).toBe(1)
+  // An approval whose --by and --note hold secrets, recorded beside a copy of the default run's evidence.
+  mkdirSync(file('approved'))
+  cpSync(join(p.outside, 'default', 'evidence.json'), file('approved/evidence.json'))
+  const approve = await p.verify('approve', ['manual-approval', '--by', `ops ${APPROVER.secret}`, '--note', `rotated ${NOTE.secret}`, ...evidence('approved')], { env, timeoutMs: 60_000 })
+  expect(approve.code, diagnose(approve)).toBe(0)
+  const [check, checkJson, approved, list, listJson] = await Promise.all([
+    p.verify('check', evidence('default'), { env, timeoutMs: 60_000 }),
+    p.verify('check', [...evidence('default'), '--json'], { env, timeoutMs: 60_000 }),
+    p.verify('check', evidence('approved'), { env, timeoutMs: 60_000 }),
+    p.verify('list', [], { env, timeoutMs: 60_000 }),
+    p.verify('list', ['--json'], { env, timeoutMs: 60_000 }),
   ])
+  expect(list.code, diagnose(list)).toBe(0)
   core = {
     'evidence.json': readFileSync(join(p.outside, 'default', 'evidence.json'), 'utf8'),
     'logs/*.log': readLogs(join(p.outside, 'default', 'logs')),
@@ -154,8 +198,15 @@ beforeAll(async () => {
     'logs/*.log (that run)': readLogs(join(p.outside, 'others', 'logs')),
     ...output('check', check),
     ...output('check --json', checkJson),
+    'run --reporter verbose --color, as a terminal shows it': stripAnsi(color.stdout),
+    ...output('list', list),
+    ...output('list --json', listJson),
+    ...output('approve', approve),
+    'approvals.json': read('approved/approvals.json'),
+    'evidence.json (approved)': read('approved/evidence.json'),
+    ...output('check (approved)', approved),
   }
-}, 60_000)
+}, 180_000)
 
 /** What the evidence of the default run shows of a check: its command, output and error. */
 function masked(id: string): string {
@@ -175,6 +226,8 @@ describe(`secret-leak matrix: ${CASES.length} cases`, () => {
     for (const c of CASES) expect(leaks(`x ${Buffer.from(`ab${c.secret}`).toString('base64')} y`, c.secret)).toEqual(['base64'])
     for (const c of CASES) expect(leaks(`q=${encodeURIComponent(c.secret)}`, c.secret)).not.toEqual([])
     for (const c of CASES) expect(leaks(JSON.stringify({ c: c.secret }), c.secret)).not.toEqual([])
+    const wrapped = (Buffer.from(`${'x'.repeat(50)}${TOKEN}`).toString('base64').match(/.{1,76}/g) ?? []).join('\n')
+    expect(leaks(`a\n${wrapped}\nb`, TOKEN)).toEqual(['base64'])
   })
 
   it.each(CASES)('$id: a check that $exposure leaks nothing into the evidence, the logs or the output (default, json)', ({ id, secret }) => {
@@ -187,8 +240,30 @@ describe(`secret-leak matrix: ${CASES.length} cases`, () => {
     expect(leaksIn(others, secret)).toEqual([])
   })
 
+  it.each([APPROVER, NOTE])('$variable: an approval’s --by and --note leak nothing into approvals.json, the evidence or any output', ({ secret }) => {
+    expect(leaksIn({ ...core, ...others }, secret)).toEqual([])
+    expect(others['approvals.json']).toContain('***')
+  })
+
+  it('PWD (the working folder) is not masked: it is no secret, and masking it would mask every path', () => {
+    const evidence = JSON.parse(core['evidence.json'] ?? '{}') as { checks: { id: string; evidence: { output: { text: string } } }[] }
+    expect(evidence.checks.find((c) => c.id === 'pwd')?.evidence.output.text).toBe(`token=${WORKDIR}\n`)
+  })
+
   it('a secret shorter than 6 characters is not masked: it would occur by chance and mask ordinary text', () => {
     const evidence = JSON.parse(core['evidence.json'] ?? '{}') as { checks: { id: string; evidence: { output: { text: string } } }[] }
     expect(evidence.checks.find((c) => c.id === 'short')?.evidence.output.text).toBe(`token=${SHORT}\n`)
+  })
+})
+
+describe('config-load errors: the environment’s secrets are masked before any config is loaded', () => {
+  const secret = `${TOKEN}-config`
+  it.each(['throws', 'extends'])('a config that %s with a secret in its error', async (mode) => {
+    for (const command of ['run', 'list', 'check']) {
+      const result = await runCli([command], { cwd: fixture('secrets-config-error'), env: { CONFIG_ERROR_API_TOKEN: secret, SECRETS_ERROR: mode } })
+      expect(result.code, diagnose(result)).toBe(2)
+      expect(leaksIn(output(command, result), secret)).toEqual([])
+      expect(result.stderr).toContain('***')
+    }
   })
 })

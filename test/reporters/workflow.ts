@@ -74,3 +74,20 @@ export function parseWorkflowLog(log: string): ParsedLog {
   }
   return { commands, text }
 }
+
+// Escape sequences other than colours (SGR), and control characters other than tab and LF: a carriage return ends a
+// line for the runner and rewrites it in a terminal.
+const SGR = /\x1b\[[0-9;]*m/g
+const UNSAFE_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/
+
+/**
+ * What is wrong with `text` as a CI log or a terminal's output: workflow commands other than `allowed` (and the
+ * resume tokens of verify's folds), and any escape sequence but colours or control character but tab and LF.
+ */
+export function unsafeOutput(text: string, allowed: readonly string[] = []): string[] {
+  const foreign = parseWorkflowLog(text).commands.filter((c) => !allowed.includes(c.name) && !/^[0-9a-f]{32}$/.test(c.name))
+  const problems = foreign.map((c) => `workflow command ::${c.name}:: on line ${c.line + 1}`)
+  const control = UNSAFE_CONTROL.exec(text.replace(SGR, ''))
+  if (control) problems.push(`control character U+${(control[0].codePointAt(0) as number).toString(16).padStart(4, '0')} at ${control.index}`)
+  return problems
+}
