@@ -74,7 +74,7 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
   for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${untrusted(issue)}\n`)
   for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${untrusted(recommendation)}\n`)
-  if (file.signature !== undefined && !context.signingKey && !requireSignature) {
+  if (file.signature !== undefined && file.signature !== null && !context.signingKey && !requireSignature) {
     io.stdout(c.dim(`   The evidence is signed; set VERIFY_SIGNING_KEY (or pass --require-signature) to check it.\n`))
   }
   return exitCodeOfVerdict(summary.verdict)

@@ -183,7 +183,8 @@ export function redactDeep<T>(value: T, redact: Redactor): T {
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact)) as T
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) out[key] = redactDeep(item, redact)
+    // Defined, not assigned: a `__proto__` key (a function check's metadata) stays an ordinary field of the copy.
+    for (const [key, item] of Object.entries(value)) Object.defineProperty(out, key, { value: redactDeep(item, redact), enumerable: true, writable: true, configurable: true })
     return out as T
   }
   return value

@@ -1,7 +1,7 @@
 // The masking function itself (SPEC §8): which names are secret, `redact` patterns with their flags, base64 wrapped
 // in lines, secrets with escape sequences inside them, and secrets split across chunks of a streamed output.
 import { describe, expect, it } from 'vitest'
-import { createRedactor, isSecretName, maskVisible, secretValues } from '../../src/evidence/redact.js'
+import { createRedactor, isSecretName, maskVisible, redactDeep, secretValues } from '../../src/evidence/redact.js'
 import { OutputCapture } from '../../src/runner/capture.js'
 import { stripAnsi } from '../../src/runner/ansi.js'
 
@@ -125,5 +125,14 @@ describe('escape sequences inside a secret', () => {
     const record = await capture.finish()
     expect(stripAnsi(live)).not.toContain(SECRET)
     expect(record.text).toBe('***\n')
+  })
+})
+
+describe('redactDeep and hostile keys', () => {
+  it('keeps a __proto__ key as an ordinary field of the copy (function-check metadata), masked like the rest', () => {
+    const input = JSON.parse('{"metadata":{"__proto__":{"token":"s3cr3t-value"},"constructor":"x"}}') as Record<string, unknown>
+    const out = redactDeep(input, createRedactor(['s3cr3t-value']))
+    expect(JSON.parse(JSON.stringify(out))).toEqual(JSON.parse('{"metadata":{"__proto__":{"token":"***"},"constructor":"x"}}'))
+    expect(Object.getPrototypeOf((out as { metadata: object }).metadata)).toBe(Object.prototype)
   })
 })
