@@ -185,7 +185,14 @@ export interface CheckResult {
 
 export interface WorkspaceInfo {
   fingerprint: string
-  git: { head: string | null; tree: string; dirty: boolean } | null
+  /** `head` is for information: the fingerprint is bound to the tree, not to the commit. */
+  git: {
+    head: string | null
+    tree: string
+    dirty: boolean
+    /** Checked-out submodules' working trees, by path from the top (only when there are any). */
+    submodules?: Record<string, string>
+  } | null
 }
 
 /** One run's mutable instance of a protocol. */
