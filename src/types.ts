@@ -218,11 +218,20 @@ export interface Summary {
   warnings: string[]
 }
 
+/** A file verify wrote and left out of the fingerprint, with what it wrote there. */
+export interface OutputFile {
+  /** Relative to the evidence file's folder, `/`-separated. */
+  path: string
+  /** `sha256:<hex>` of its content. */
+  sha256: string
+}
+
 export interface EvidenceFile {
   schemaVersion: 1
   tool: { name: string; version: string }
   protocol: { name: string; digest: string; strictMode: boolean }
-  workspace: WorkspaceInfo
+  /** `outputs`: files verify wrote (reports, merged shards) that later fingerprints leave out while unchanged. */
+  workspace: WorkspaceInfo & { outputs?: OutputFile[] }
   runId: string
   startedAt: string
   finishedAt: string

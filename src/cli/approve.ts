@@ -3,7 +3,6 @@ import { execFileSync } from 'node:child_process'
 import { userInfo } from 'node:os'
 import { readApprovals, recordApproval, signApproval, trustedApprovals, type Approval } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
-import { workspaceFingerprint } from '../evidence/fingerprint.js'
 import { readEvidenceFile } from '../evidence/store.js'
 import { VerifyUsageError } from '../errors.js'
 import type { CheckResult, Checklist, ResolvedCheck, WorkspaceInfo } from '../types.js'
@@ -13,6 +12,7 @@ import { parse } from './args.js'
 import { CONFIG_OPTIONS, commandContext, saveEvidence, type CommandContext } from './context.js'
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
+import { commandWorkspace } from './workspace.js'
 
 export const APPROVE_OPTIONS = {
   by: { type: 'string' },
@@ -75,13 +75,13 @@ export async function approveCommand(argv: string[], io: CliIO): Promise<number>
       `Protocol "${protocol.name}" accepts only approvals given by a person at a terminal (approvals: 'tty'), and this one has no terminal on stdin and stdout. Run \`npx verify approve ${checkId}\` in an interactive terminal.`,
     )
   }
-  const workspace = await workspaceFingerprint(protocol.rootDir)
+  const stored = await readEvidenceFile(context.evidencePath)
+  const { workspace } = await commandWorkspace(context, { recorded: stored.ok ? stored.file : null })
   const note = values.note === undefined ? null : context.redact(values.note)
   const approval = await approve(context, check, workspace, values.by?.trim() || defaultApprover(protocol.rootDir), note, atTerminal)
 
   // Keep the evidence file in step, so `verify check` sees the approval without another run. Every check is judged
   // again against the code as it is now: the file never claims more than holds.
-  const stored = await readEvidenceFile(context.evidencePath)
   if (stored.ok && stored.file.protocol?.name === protocol.name) {
     const approvals = trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
     const judged = await judgeStoredEvidence(protocol, stored.file, workspace, { maxAgeMs: protocol.maxAgeMs, approvals })

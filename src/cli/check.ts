@@ -2,7 +2,7 @@
 // they are now, runs nothing, prints why each check is or is not satisfied, and exits by the verdict.
 import pc from 'picocolors'
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
-import { workspaceFingerprint } from '../evidence/fingerprint.js'
+import { inputsWarnings } from '../evidence/fingerprint.js'
 import { verifySignature } from '../evidence/sign.js'
 import { readEvidenceFile } from '../evidence/store.js'
 import { formatDuration } from '../duration.js'
@@ -15,6 +15,7 @@ import { duration, parse } from './args.js'
 import { CONFIG_OPTIONS, commandContext, maskedIO } from './context.js'
 import { ExitCode, exitCodeOfVerdict } from './exit-code.js'
 import type { CliIO } from './io.js'
+import { commandWorkspace } from './workspace.js'
 
 export const CHECK_OPTIONS = {
   'max-age': { type: 'string' },
@@ -48,12 +49,13 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   const sameProtocol = file.protocol?.name === protocol.name
   if (!sameProtocol) problems.push(`The evidence is for protocol "${String(file.protocol?.name)}", not "${protocol.name}"`)
 
-  const workspace = await workspaceFingerprint(protocol.rootDir)
+  const { workspace } = await commandWorkspace(context, { recorded: file })
   // Under --require-signature only what the signed file holds counts; with a key, only approvals signed with it.
   const approvals = values['require-signature'] ? {} : trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
   const judgements = await judgeStoredEvidence(protocol, sameProtocol ? file : null, workspace, { maxAgeMs: protocol.maxAgeMs, approvals })
   const results: CheckResult[] = protocol.checks.map((check) => judgements.get(check.id)?.result as CheckResult)
   const summary = summarize(results, protocol.strictMode)
+  summary.warnings.push(...(await inputsWarnings(protocol.rootDir, protocol.checks, workspace)))
   // Forged or altered evidence is not merely missing proof: it is a reason to reject.
   if (problems.some((p) => p.startsWith('Signature'))) {
     summary.verdict = 'rejected'
@@ -81,6 +83,7 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
   for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${issue}\n`)
   for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${recommendation}\n`)
+  for (const warning of summary.warnings) io.stdout(`   ${c.yellow('•')} ${warning}\n`)
   if (file.signature && !context.signingKey && !values['require-signature']) {
     io.stdout(c.dim(`   The evidence is signed; set VERIFY_SIGNING_KEY (or pass --require-signature) to check it.\n`))
   }

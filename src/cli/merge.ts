@@ -12,6 +12,7 @@ import { summarize } from '../verdict/summary.js'
 import { parse } from './args.js'
 import { exitCodeOfVerdict } from './exit-code.js'
 import type { CliIO } from './io.js'
+import { mergedOutputs } from './workspace.js'
 
 export const MERGE_OPTIONS = {
   evidence: { type: 'string' },
@@ -85,8 +86,9 @@ export async function mergeCommand(argv: string[], io: CliIO): Promise<number> {
   const problem = mergeProblem(files)
   if (problem) throw new VerifyUsageError(`Cannot merge: ${problem}`)
   const redact = createRedactor(secretValues(io.env))
-  const merged = sealEvidence(mergeShards(files), redact, key)
   const out = resolve(io.cwd, values.evidence ?? '.verify/evidence.json')
+  const combined = mergeShards(files)
+  const merged = sealEvidence({ ...combined, workspace: { ...combined.workspace, outputs: await mergedOutputs(out, files.map((f) => ({ ...f, path: resolve(io.cwd, f.path) }))) } }, redact, key)
   await writeEvidenceFile(out, merged)
   const c = pc.createColors(useColor(io, values.color))
   const { summary } = merged

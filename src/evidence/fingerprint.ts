@@ -70,6 +70,18 @@ export async function unmatchedInputs(rootDir: string, inputs: string[], workspa
   return unmatched
 }
 
+/** A warning for each `inputs` pattern of `checks` that matches no file: a typo must not bind a check to nothing. */
+export async function inputsWarnings(rootDir: string, checks: readonly { id: string; inputs?: string[] | undefined }[], workspace: WorkspaceInfo): Promise<string[]> {
+  const warnings: string[] = []
+  for (const check of checks) {
+    if (!check.inputs) continue
+    for (const pattern of await unmatchedInputs(rootDir, check.inputs, workspace)) {
+      warnings.push(`Check "${check.id}": its inputs pattern "${pattern}" matches no file, so no change can make its evidence stale there. Fix the pattern (a typo?) or remove it.`)
+    }
+  }
+  return warnings
+}
+
 /**
  * Files that differ between two git trees, relative to `rootDir` (`../` for files outside it),
  * or null when git cannot tell (no git, not a repo, unknown trees).

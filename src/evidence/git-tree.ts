@@ -13,6 +13,7 @@ const execFileAsync = promisify(execFile)
 const SMALL_OUTPUT = 1024 * 1024
 export const LARGE_OUTPUT = 256 * 1024 * 1024
 const GITLINK = '160000'
+const IGNORED_NAMED = /^The following paths are ignored by one of your \.gitignore files:$/m
 
 export interface Repo {
   /** Absolute top of the work tree. */
@@ -84,7 +85,15 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
     let stderr: string
     try {
       const excluded = leaveOut.map((out) => `:(exclude,literal)${out}`)
-      stderr = (await run(repo.top, ['add', '-A', '--', '.', ...excluded], env)).stderr
+      stderr = await run(repo.top, ['add', '-A', '--', '.', ...excluded], env).then(
+        (result) => result.stderr,
+        (error: unknown) => {
+          // Naming an ignored path, even to exclude it, makes git exit 1 after adding everything else.
+          const message = String((error as { stderr?: unknown }).stderr ?? '')
+          if ((error as { code?: unknown }).code === 1 && IGNORED_NAMED.test(message) && !/^(fatal|error):/m.test(message)) return message
+          throw error
+        },
+      )
       // Leaving a folder out must not hide what git tracks inside it.
       if (tracked.length > 0) await run(repo.top, ['add', '-u', '--', ...tracked.map((file) => `:(literal)${file}`)], env)
     } catch (error) {
