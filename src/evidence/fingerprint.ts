@@ -35,11 +35,11 @@ export async function workspaceFingerprint(rootDir: string, options: Fingerprint
   const leaveOut = [path.join(rootDir, '.verify'), ...(options.leaveOut ?? [])]
   const repo = await findRepo(rootDir)
   if (!repo) {
-    const skipped = leaveOut.map((file) => toPosix(path.relative(rootDir, file))).filter((file) => file && !file.startsWith('../'))
+    const skipped = leaveOut.map((file) => toPosix(path.relative(rootDir, file))).filter((file) => file !== '' && file !== '..' && !file.startsWith('../'))
     return { fingerprint: await hashFiles(rootDir, (file) => !isUnder(file, skipped), 'workspace\n'), git: null }
   }
   // Paths from the top, found through rootDir and its prefix: the top git prints may be a symlink's target.
-  const fromTop = leaveOut.map((file) => toPosix(repo.prefix + path.relative(rootDir, file))).filter((file) => isInside(file))
+  const fromTop = leaveOut.map((file) => path.posix.normalize(repo.prefix + toPosix(path.relative(rootDir, file)))).filter((file) => isInside(file))
   const work = await workTree(repo, fromTop)
   const folder = repo.prefix.replace(/\/$/, '')
   const submodules = Object.keys(work.submodules).length > 0 ? { submodules: work.submodules } : {}
