@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { VerifyError } from '../src/errors.js'
 import { changedFiles, inputsFingerprint, workspaceFingerprint } from '../src/evidence/fingerprint.js'
+import { readIndex } from '../src/evidence/git-index.js'
 
 const posixOnly = process.platform === 'win32' ? it.skip : it
 const temporaryDirs: string[] = []
@@ -385,6 +386,51 @@ describe('inputsFingerprint', () => {
     const none = await inputsFingerprint(root, ['nothing/**'], workspace)
     expect(none).toMatch(/^sha256:[0-9a-f]{64}$/)
     expect(await inputsFingerprint(root, ['other/**'], workspace)).not.toBe(none)
+  })
+})
+
+describe('readIndex', () => {
+  /** What `git ls-files -v -s` says of the index, in readIndex's shape. */
+  function listed(root: string) {
+    return git(root, 'ls-files', '-v', '-s', '-z')
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => {
+        const [tag = '', mode = ''] = line.slice(0, line.indexOf('\t')).split(' ')
+        return { path: line.slice(line.indexOf('\t') + 1), mode, assumeUnchanged: tag !== tag.toUpperCase(), skipWorktree: tag.toUpperCase() === 'S' }
+      })
+  }
+
+  it.each([
+    ['2', 'sha1'],
+    ['3', 'sha1'],
+    ['4', 'sha1'],
+    ['4', 'sha256'],
+  ])('reads index version %s (%s) as git lists it: paths, modes and flags', async (version, format) => {
+    const root = temporaryDir()
+    git(root, 'init', '-q', `--object-format=${format}`, '-b', 'main')
+    const files = ['a.txt', 'dir/b.txt', 'dir/sub/c.txt', 'dir/sub/ç long name é.txt', 'z.sh']
+    for (const file of files) write(root, file, `${file}\n`)
+    chmodSync(join(root, 'z.sh'), 0o755)
+    git(root, 'add', '-A')
+    git(root, 'update-index', '--assume-unchanged', 'a.txt')
+    if (version !== '2') git(root, 'update-index', '--skip-worktree', 'dir/sub/c.txt')
+    git(root, 'update-index', '--index-version', version)
+    const entries = await readIndex(join(root, '.git/index'), format === 'sha256' ? 32 : 20)
+    expect(entries).toEqual(listed(root))
+    expect(entries?.filter((e) => e.assumeUnchanged).map((e) => e.path)).toEqual(['a.txt'])
+  })
+
+  it('gives null for what it does not read (a split index) and [] for no index', async () => {
+    const root = repo()
+    git(root, 'update-index', '--split-index')
+    expect(await readIndex(join(root, '.git/index'), 20)).toBeNull()
+    expect(await readIndex(join(root, '.git/none'), 20)).toEqual([])
+    // The fingerprint asks git instead, and sees the same.
+    const before = await fingerprint(root)
+    git(root, 'update-index', '--assume-unchanged', 'src/a.ts')
+    write(root, 'src/a.ts', 'edited\n')
+    expect(await fingerprint(root)).not.toBe(before)
   })
 })
 

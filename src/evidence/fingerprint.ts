@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks'
 import picomatch from 'picomatch'
 import type { WorkspaceInfo } from '../types.js'
 import { canonicalJson, sha256 } from './canonical.js'
-import { findRepo, git, LARGE_OUTPUT, workTree } from './git-tree.js'
+import { findRepo, git, isIgnored, LARGE_OUTPUT, workTree, type Repo, type WorkTree } from './git-tree.js'
 
 /** Folders never part of a fingerprint outside git, at any depth. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git'])
@@ -33,20 +33,29 @@ export interface FingerprintOptions {
  */
 export async function workspaceFingerprint(rootDir: string, options: FingerprintOptions = {}): Promise<WorkspaceInfo> {
   const leaveOut = [path.join(rootDir, '.verify'), ...(options.leaveOut ?? [])]
-  const repo = await findRepo(rootDir)
-  if (!repo) {
+  const found = await findRepo(rootDir)
+  // Whether the folder is ignored is asked while the tree is computed: one process less to wait for.
+  const ignored = found?.prefix ? isIgnored(rootDir) : Promise.resolve(false)
+  const work = found ? computeTree(found, rootDir, leaveOut) : null
+  work?.catch(() => undefined) // awaited below, unless the folder turns out to be ignored
+  const repo = found && !(await ignored) ? found : null
+  if (!repo || !work) {
     const skipped = leaveOut.map((file) => toPosix(path.relative(rootDir, file))).filter((file) => file !== '' && file !== '..' && !file.startsWith('../'))
     return { fingerprint: await hashFiles(rootDir, (file) => !isUnder(file, skipped), 'workspace\n'), git: null }
   }
+  const { tree, dirty, submodules: inner } = await work
+  const folder = repo.prefix.replace(/\/$/, '')
+  const submodules = Object.keys(inner).length > 0 ? { submodules: inner } : {}
+  return {
+    fingerprint: sha256(canonicalJson({ folder, tree, ...submodules })),
+    git: { head: repo.head, tree, dirty, ...submodules },
+  }
+}
+
+function computeTree(repo: Repo, rootDir: string, leaveOut: readonly string[]): Promise<WorkTree> {
   // Paths from the top, found through rootDir and its prefix: the top git prints may be a symlink's target.
   const fromTop = leaveOut.map((file) => path.posix.normalize(repo.prefix + toPosix(path.relative(rootDir, file)))).filter((file) => isInside(file))
-  const work = await workTree(repo, fromTop)
-  const folder = repo.prefix.replace(/\/$/, '')
-  const submodules = Object.keys(work.submodules).length > 0 ? { submodules: work.submodules } : {}
-  return {
-    fingerprint: sha256(canonicalJson({ folder, tree: work.tree, ...submodules })),
-    git: { head: work.head, tree: work.tree, dirty: work.dirty, ...submodules },
-  }
+  return workTree(repo, fromTop)
 }
 
 /**

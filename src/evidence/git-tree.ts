@@ -7,12 +7,14 @@ import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { promisify } from 'node:util'
 import { VerifyError } from '../errors.js'
+import { readIndex, type IndexEntry } from './git-index.js'
 
 const execFileAsync = promisify(execFile)
 
 const SMALL_OUTPUT = 1024 * 1024
 export const LARGE_OUTPUT = 256 * 1024 * 1024
 const GITLINK = '160000'
+const DIRECTORY = '040000'
 const IGNORED_NAMED = /^The following paths are ignored by one of your \.gitignore files:$/m
 
 export interface Repo {
@@ -22,11 +24,14 @@ export interface Repo {
   prefix: string
   /** Absolute path of the real index (it may not exist yet). */
   index: string
+  /** Bytes of an object id: 20 (SHA-1) or 32 (SHA-256); 0 when git did not say. */
+  objectBytes: number
+  /** HEAD and its tree, null before the first commit. */
+  head: string | null
+  headTree: string | null
 }
 
 export interface WorkTree {
-  /** The commit checked out, null before the first. */
-  head: string | null
   /** The tree `git write-tree` gives for the working tree. */
   tree: string
   /** The tree differs from HEAD's (or there is no HEAD), here or in a submodule. */
@@ -35,38 +40,43 @@ export interface WorkTree {
   submodules: Record<string, string>
 }
 
-interface IndexEntry {
-  /** `git ls-files -v` tag: lower case when assume-unchanged, `S`/`s` when skip-worktree. */
-  tag: string
-  mode: string
-  path: string
-}
+const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
 
-/** The repository rootDir belongs to, or null when git is missing, refuses, or the folder is ignored by it. */
+/**
+ * The repository rootDir belongs to, with its HEAD, or null when git is missing or refuses. One process: the
+ * fingerprint's time is mostly the processes it starts.
+ */
 export async function findRepo(rootDir: string): Promise<Repo | null> {
   let output: string
   try {
-    output = await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'index'])
+    output = await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'index', '--show-object-format', 'HEAD', 'HEAD^{tree}', '--'])
   } catch (error) {
-    if (isGitUnavailable(error)) return null
-    throw error
+    if (!isGitUnavailable(error)) throw error
+    // Before the first commit git prints all but HEAD, then fails on it.
+    const partial = String((error as { stdout?: unknown }).stdout ?? '')
+    if (partial.split('\n').length < 5) return null
+    output = partial
   }
-  const [top = '', prefix = '', index = ''] = output.split('\n')
+  const [top = '', prefix = '', index = '', format = '', head = '', headTree = ''] = output.split('\n')
   if (!top || !index) return null
-  // A project in a folder its enclosing repo ignores (say a home directory tracked with `*` in
-  // .gitignore) is not that repo's work: git would never see its changes.
-  if (prefix && (await isIgnored(rootDir))) return null
-  return { top, prefix, index: path.resolve(rootDir, index) }
+  const known = OBJECT_ID.test(head) && OBJECT_ID.test(headTree)
+  return {
+    top,
+    prefix,
+    index: path.resolve(rootDir, index),
+    objectBytes: format === 'sha256' ? 32 : format === 'sha1' ? 20 : 0,
+    head: known ? head : null,
+    headTree: known ? headTree : null,
+  }
 }
 
-/** HEAD and its tree, or nulls when there is no commit yet. */
-export async function headOf(top: string): Promise<{ head: string | null; tree: string | null }> {
+/** A project in a folder its enclosing repo ignores (say a home directory tracked with `*`) is not that repo's work. */
+export async function isIgnored(rootDir: string): Promise<boolean> {
   try {
-    const [head = null, tree = null] = (await git(top, ['rev-parse', 'HEAD', 'HEAD^{tree}'])).split('\n')
-    return { head, tree }
-  } catch (error) {
-    if (typeof (error as { code?: unknown }).code === 'number') return { head: null, tree: null } // no commits yet
-    throw error
+    await git(rootDir, ['check-ignore', '-q', '--', '.'])
+    return true
+  } catch {
+    return false
   }
 }
 
@@ -78,8 +88,9 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
   const dir = await mkdtemp(path.join(tmpdir(), 'verify-index-'))
   const env = { GIT_INDEX_FILE: path.join(dir, 'index') }
   try {
-    const [head] = await Promise.all([headOf(repo.top), copyIndex(repo.index, env.GIT_INDEX_FILE)])
-    const entries = await listIndex(repo.top, env)
+    await copyIndex(repo.index, env.GIT_INDEX_FILE)
+    // The copy is read, not the real index: git may rewrite that one meanwhile.
+    const entries = await indexEntries(repo, env)
     await clearFlags(repo.top, entries, env)
     const tracked = entries.filter((e) => leaveOut.some((out) => e.path === out || e.path.startsWith(`${out}/`))).map((e) => e.path)
     let stderr: string
@@ -104,32 +115,37 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
     const embedded = [...stderr.matchAll(/^warning: adding embedded git repository: (.*)$/gm)].map((m) => m[1] as string)
     const gitlinks = [...new Set([...entries.filter((e) => e.mode === GITLINK).map((e) => e.path), ...embedded])]
     const submodules: Record<string, string> = {}
-    let dirty = tree !== head.tree
+    let dirty = tree !== repo.headTree
     for (const link of gitlinks.toSorted()) {
       const top = path.join(repo.top, link)
       if (!existsSync(path.join(top, '.git'))) continue // not checked out: the recorded commit is all there is
-      const index = path.resolve(top, (await git(top, ['rev-parse', '--git-path', 'index'])).trim())
       const inner = leaveOut.filter((out) => out.startsWith(`${link}/`)).map((out) => out.slice(link.length + 1))
-      const sub = await workTree({ top, prefix: '', index }, inner)
+      const subRepo = await findRepo(top)
+      if (!subRepo) continue
+      const sub = await workTree({ ...subRepo, top, prefix: '' }, inner)
       submodules[link] = sub.tree
       for (const [nested, nestedTree] of Object.entries(sub.submodules)) submodules[`${link}/${nested}`] = nestedTree
       dirty ||= sub.dirty
     }
-    return { head: head.head, tree, dirty, submodules }
+    return { tree, dirty, submodules }
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
 }
 
-async function listIndex(top: string, env: Record<string, string>): Promise<IndexEntry[]> {
-  const output = await git(top, ['ls-files', '-v', '-s', '-z'], { env, maxBuffer: LARGE_OUTPUT })
+// Read from the file when its format is known, else listed by git (`-v` tags: lower case when assume-unchanged,
+// `S`/`s` when skip-worktree).
+async function indexEntries(repo: Repo, env: { GIT_INDEX_FILE: string }): Promise<IndexEntry[]> {
+  const read = repo.objectBytes > 0 ? await readIndex(env.GIT_INDEX_FILE, repo.objectBytes) : null
+  if (read) return read
+  const output = await git(repo.top, ['ls-files', '-v', '-s', '-z'], { env, maxBuffer: LARGE_OUTPUT })
   const entries: IndexEntry[] = []
   // Each entry: `<tag> <mode> <object> <stage>\t<path>`.
   for (const line of output.split('\0')) {
     const tab = line.indexOf('\t')
     if (tab < 0) continue
     const [tag = '', mode = ''] = line.slice(0, tab).split(' ')
-    entries.push({ tag, mode, path: line.slice(tab + 1) })
+    entries.push({ path: line.slice(tab + 1), mode, assumeUnchanged: tag !== tag.toUpperCase(), skipWorktree: tag.toUpperCase() === 'S' })
   }
   return entries
 }
@@ -140,8 +156,9 @@ async function listIndex(top: string, env: Record<string, string>): Promise<Inde
  * so it counts as recorded rather than as deleted.
  */
 async function clearFlags(top: string, entries: readonly IndexEntry[], env: Record<string, string>): Promise<void> {
-  const assumed = entries.filter((e) => e.tag !== e.tag.toUpperCase()).map((e) => e.path)
-  let skipped = entries.filter((e) => e.tag.toUpperCase() === 'S').map((e) => e.path)
+  const assumed = entries.filter((e) => e.assumeUnchanged).map((e) => e.path)
+  // A sparse index's directory entries stand for files outside the cone: they keep their flag.
+  let skipped = entries.filter((e) => e.skipWorktree && e.mode !== DIRECTORY).map((e) => e.path)
   if (skipped.length > 0 && (await sparseCheckout(top))) skipped = skipped.filter((file) => existsSync(path.join(top, file)))
   // update-index applies one of these flags per call.
   for (const [flag, files] of [['--no-assume-unchanged', assumed], ['--no-skip-worktree', skipped]] as const) {
@@ -186,15 +203,6 @@ async function copyIndex(from: string, to: string): Promise<void> {
   // original mtime (rounded down, never later) keeps that protection intact.
   const seconds = Number(mtimeNs / 1000n - 1n) / 1e6
   await utimes(to, seconds, seconds)
-}
-
-async function isIgnored(rootDir: string): Promise<boolean> {
-  try {
-    await git(rootDir, ['check-ignore', '-q', '--', '.'])
-    return true
-  } catch {
-    return false
-  }
 }
 
 interface GitOptions {
