@@ -91,6 +91,16 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
     expect(checkLine(check.stdout, 'build')).toContain('src/extra.test.ts')
   })
 
+  it('with a signing key, the evidence that records the reports is signed and passes --require-signature', async () => {
+    const p = project('validity-git', { git: true })
+    const key = { VERIFY_SIGNING_KEY: 'outputs-test-key' }
+    const run = await p.verify('run', ['--reporter', 'default', '--reporter', 'junit=reports/junit.xml'], { env: key })
+    expect(run.code, diagnose(run)).toBe(0)
+    expect(p.evidence().workspace.outputs).toHaveLength(1)
+    const check = await p.verify('check', ['--require-signature'], { env: key })
+    expect(check.code, diagnose(check)).toBe(0)
+  })
+
   it('with a signing key, outputs listed in an unsigned evidence file are not honoured by --reuse', async () => {
     const p = project('validity-git', { git: true })
     const key = { VERIFY_SIGNING_KEY: 'outputs-test-key' }
