@@ -389,18 +389,18 @@ describe('inputsFingerprint', () => {
   })
 })
 
-describe('readIndex', () => {
-  /** What `git ls-files -v -s` says of the index, in readIndex's shape. */
-  function listed(root: string) {
-    return git(root, 'ls-files', '-v', '-s', '-z')
-      .split('\0')
-      .filter(Boolean)
-      .map((line) => {
-        const [tag = '', mode = ''] = line.slice(0, line.indexOf('\t')).split(' ')
-        return { path: line.slice(line.indexOf('\t') + 1), mode, assumeUnchanged: tag !== tag.toUpperCase(), skipWorktree: tag.toUpperCase() === 'S' }
-      })
-  }
+/** What `git ls-files -v -s` says of the index, in readIndex's shape. */
+function listed(root: string) {
+  return git(root, 'ls-files', '-v', '-s', '-z')
+    .split('\0')
+    .filter(Boolean)
+    .map((line) => {
+      const [tag = '', mode = ''] = line.slice(0, line.indexOf('\t')).split(' ')
+      return { path: line.slice(line.indexOf('\t') + 1), mode, assumeUnchanged: tag !== tag.toUpperCase(), skipWorktree: tag.toUpperCase() === 'S' }
+    })
+}
 
+describe('readIndex', () => {
   it.each([
     ['2', 'sha1'],
     ['3', 'sha1'],
