@@ -222,8 +222,8 @@ export interface Summary {
 export interface OutputFile {
   /** Relative to the evidence file's folder, `/`-separated. */
   path: string
-  /** `sha256:<hex>` of its content. */
-  sha256: string
+  /** `sha256:<hex>` of its content; absent for a copy of the evidence (recognised by its content). */
+  sha256?: string
 }
 
 export interface EvidenceFile {

@@ -99,7 +99,8 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
   const reporter = combineReporters(extras.reporters ?? (await createReporters(values.reporter, io, color, context.loaded, { invocation })))
 
   // Computed once: every check, the reuse of earlier evidence and the drift check below use this fingerprint.
-  const writes = reportFiles(values.reporter, io, context.loaded)
+  const reports = reportFiles(values.reporter, io, context.loaded).filter((report) => report.file !== evidencePath)
+  const writes = reports.map((report) => report.file)
   const previous = await readEvidenceFile(evidencePath)
   const { workspace, leaveOut, carried } = await commandWorkspace(context, { recorded: previous.ok ? previous.file : null, writes })
   const shard = values.shard ? parseShard(values.shard) : undefined
@@ -187,6 +188,10 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
       // An empty share (more shards than groups of checks) has nothing to fail: its job passes.
       exitVerdict = shardChecks.size === 0 ? 'approved' : own.verdict
     }
+    // What the evidence can say of its outputs before they are written: the copies of itself, the unchanged ones.
+    const copies = reports.filter((report) => report.copy).map((report) => report.file)
+    const known = await describeOutputs(evidencePath, carried, copies)
+    if (known.length > 0) record.workspace = { ...record.workspace, outputs: known }
     const file = await saveEvidence(context, record).catch((error: unknown) => {
       if (error instanceof EvidenceNotWrittenError) return error
       throw error
@@ -194,10 +199,12 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
     // Results that could not be saved are still shown; then the error, and exit 2.
     await reporter.onRunEnd({ checklist, summary, file: file instanceof EvidenceNotWrittenError ? file.file : file, evidencePath, interrupted })
     if (file instanceof EvidenceNotWrittenError) throw file
-    // The reports exist now: the evidence records what they hold, so later commands leave exactly that out.
-    const outputs = await describeOutputs(evidencePath, [...writes.filter((w) => w !== evidencePath), ...carried])
-    // Not saved, the file just lacks the list: the reports then count as code, which errs on the safe side.
-    if (outputs.length > 0) await saveEvidence(context, { ...record, workspace: { ...record.workspace, outputs } }).catch(ignoreUnwritten)
+    // The other reports exist now: the evidence records what they hold, so later commands leave exactly that out.
+    // Not saved, the file just lacks them: they then count as code, which errs on the safe side.
+    if (reports.some((report) => !report.copy)) {
+      const outputs = await describeOutputs(evidencePath, [...carried, ...writes], copies)
+      await saveEvidence(context, { ...record, workspace: { ...record.workspace, outputs } }).catch(ignoreUnwritten)
+    }
     return interrupted ? exitCodeOfSignal(interrupted) : exitCodeOfVerdict(exitVerdict)
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler)

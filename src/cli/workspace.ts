@@ -33,7 +33,7 @@ export async function commandWorkspace(context: CommandContext, sources: Workspa
   const [beside, siblings, carried] = await Promise.all([
     besideEvidence(context.evidencePath, protocol.checks.map((c) => c.id)),
     siblingEvidence(context.evidencePath),
-    unchangedOutputs(context.evidencePath, trusted?.workspace?.outputs),
+    unchangedOutputs(context.evidencePath, trusted),
   ])
   const leaveOut = [...beside, ...siblings, ...(sources.writes ?? []), ...carried]
   return { workspace: await workspaceFingerprint(protocol.rootDir, { leaveOut }), leaveOut, carried }
@@ -47,7 +47,7 @@ export async function commandWorkspace(context: CommandContext, sources: Workspa
 export async function mergedOutputs(target: string, shards: readonly { path: string; file: EvidenceFile }[]): Promise<OutputFile[]> {
   const files: string[] = []
   for (const { path, file } of shards) {
-    files.push(...(await besideEvidence(path, file.checks.map((c) => c.id))), ...(await unchangedOutputs(path, file.workspace?.outputs)))
+    files.push(...(await besideEvidence(path, file.checks.map((c) => c.id))), ...(await unchangedOutputs(path, file)))
   }
   return describeOutputs(target, files.filter((file) => file !== target))
 }

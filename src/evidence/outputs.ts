@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { lstat, open, readdir, readFile } from 'node:fs/promises'
 import * as path from 'node:path'
-import type { OutputFile } from '../types.js'
+import type { EvidenceFile, OutputFile } from '../types.js'
 
 /** Outputs larger than this are never recognised (and so never left out). */
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -53,28 +53,38 @@ export async function siblingEvidence(evidencePath: string): Promise<string[]> {
 }
 
 /**
- * The outputs an evidence file recorded (`workspace.outputs`) whose content is still exactly what verify wrote.
- * One that was edited, replaced by a link or grew too large is not an output any more: it counts as code again.
+ * The outputs `file` (read from `evidencePath`) recorded in `workspace.outputs` that are still what verify wrote:
+ * exactly the recorded content (`sha256`), or, for a copy of this evidence (the `json` reporter's file, recorded
+ * without a hash), evidence of the same run. One that was edited, replaced by a link or grew too large counts as
+ * code again.
  */
-export async function unchangedOutputs(evidencePath: string, recorded: unknown): Promise<string[]> {
-  if (!Array.isArray(recorded)) return []
+export async function unchangedOutputs(evidencePath: string, file: EvidenceFile | null | undefined): Promise<string[]> {
+  const recorded: unknown = file?.workspace?.outputs
+  if (!file || !Array.isArray(recorded)) return []
   const dir = path.dirname(evidencePath)
   const kept: string[] = []
   for (const entry of recorded as Partial<OutputFile>[]) {
-    if (!entry || typeof entry.path !== 'string' || typeof entry.sha256 !== 'string' || !SHA256.test(entry.sha256)) continue
-    const file = path.resolve(dir, entry.path)
-    if ((await contentHash(file)) === entry.sha256) kept.push(file)
+    if (!entry || typeof entry.path !== 'string') continue
+    const output = path.resolve(dir, entry.path)
+    const unchanged =
+      entry.sha256 === undefined ? (await readEvidence(output))?.runId === file.runId : SHA256.test(entry.sha256) && (await contentHash(output)) === entry.sha256
+    if (unchanged) kept.push(output)
   }
   return kept
 }
 
-/** Records the files (absolute) that exist, relative to the evidence file's folder, with their content hash. */
-export async function describeOutputs(evidencePath: string, files: readonly string[]): Promise<OutputFile[]> {
+/**
+ * Records `files` (absolute) that exist, relative to the evidence file's folder, with their content hash; and
+ * `copies`, copies of the evidence still to be written, without one.
+ */
+export async function describeOutputs(evidencePath: string, files: readonly string[], copies: readonly string[] = []): Promise<OutputFile[]> {
   const dir = path.dirname(evidencePath)
-  const outputs: OutputFile[] = []
+  const relative = (file: string) => path.relative(dir, file).split(path.sep).join('/')
+  const outputs: OutputFile[] = copies.map((file) => ({ path: relative(file) }))
   for (const file of new Set(files)) {
+    if (copies.includes(file)) continue
     const hash = await contentHash(file)
-    if (hash) outputs.push({ path: path.relative(dir, file).split(path.sep).join('/'), sha256: hash })
+    if (hash) outputs.push({ path: relative(file), sha256: hash })
   }
   return outputs
 }
@@ -91,20 +101,25 @@ async function contentHash(file: string): Promise<string | null> {
 }
 
 async function isEvidenceFile(file: string): Promise<boolean> {
+  return (await readEvidence(file)) !== null
+}
+
+// A file that reads as verify evidence, or null: JSON as verify writes it, with checks and a workspace.
+async function readEvidence(file: string): Promise<{ runId?: unknown } | null> {
   try {
     const stats = await lstat(file)
-    if (!stats.isFile() || stats.size > MAX_OUTPUT_BYTES) return false
+    if (!stats.isFile() || stats.size > MAX_OUTPUT_BYTES) return null
     const handle = await open(file, 'r')
     const start = Buffer.alloc(256)
     try {
       const { bytesRead } = await handle.read(start, 0, start.length, 0)
-      if (!EVIDENCE_START.test(start.subarray(0, bytesRead).toString('utf8'))) return false
+      if (!EVIDENCE_START.test(start.subarray(0, bytesRead).toString('utf8'))) return null
     } finally {
       await handle.close()
     }
     const data = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
-    return Array.isArray(data.checks) && typeof data.workspace === 'object' && data.workspace !== null
+    return Array.isArray(data.checks) && typeof data.workspace === 'object' && data.workspace !== null ? data : null
   } catch {
-    return false
+    return null
   }
 }

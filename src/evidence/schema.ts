@@ -86,7 +86,7 @@ export const evidenceFileSchema = z
       git: z
         .looseObject({ head: z.string().nullable(), tree: z.string(), dirty: z.boolean(), submodules: z.record(z.string(), z.string()).optional() })
         .nullable(),
-      outputs: z.array(z.looseObject({ path: z.string().min(1), sha256 })).optional(),
+      outputs: z.array(z.looseObject({ path: z.string().min(1), sha256: sha256.optional() })).optional(),
     }),
     runId: z.string().min(1),
     startedAt: isoTime,

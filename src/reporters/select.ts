@@ -96,9 +96,12 @@ function selectEntries(specs: readonly string[] | undefined, io: CliIO, config?:
   return [{ kind: 'builtin', name: underAgent(io) ? 'agent' : 'default' }]
 }
 
-/** The files the run's built-in reporters will write (absolute): verify's own output, never part of the code. */
-export function reportFiles(specs: readonly string[] | undefined, io: CliIO, config?: ReporterConfigSource): string[] {
-  return selectEntries(specs, io, config).flatMap((entry) => (entry.kind === 'builtin' && entry.file ? [entry.file] : []))
+/**
+ * The files the run's built-in reporters will write (absolute): verify's own output, never part of the code.
+ * `copy`: the file is a copy of the evidence (the `json` reporter).
+ */
+export function reportFiles(specs: readonly string[] | undefined, io: CliIO, config?: ReporterConfigSource): { file: string; copy: boolean }[] {
+  return selectEntries(specs, io, config).flatMap((entry) => (entry.kind === 'builtin' && entry.file ? [{ file: entry.file, copy: entry.name === 'json' }] : []))
 }
 
 /**

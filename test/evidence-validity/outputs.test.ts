@@ -46,9 +46,17 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
     p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'reporters')
     const run = await p.verify('run')
     expect(run.code, diagnose(run)).toBe(0)
-    expect(p.evidence().workspace.outputs?.map((o) => o.path).toSorted()).toEqual(['../out/copy.json', '../out/junit.xml'])
+    // The json reporter's file is a copy of the evidence: recorded without a hash, recognised as evidence of this run.
+    expect(p.evidence().workspace.outputs?.toSorted((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: '../out/copy.json' },
+      { path: '../out/junit.xml', sha256: sha256(p.read('out/junit.xml')) },
+    ])
     const check = await p.verify('check')
     expect(check.code, diagnose(check)).toBe(0)
+    p.write('out/copy.json', p.read('out/copy.json').replace(/"runId": "[^"]+"/, '"runId": "another run"'))
+    const edited = await p.verify('check')
+    expect(edited.code, diagnose(edited)).toBe(3)
+    expect(checkLine(edited.stdout, 'build')).toContain('out/copy.json')
   })
 
   it('two shards written into the checkout merge, and the merged evidence checks valid', async () => {
