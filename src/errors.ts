@@ -7,6 +7,7 @@ export type VerifyErrorCode =
   | 'E_PROTOCOL_NOT_FOUND'
   | 'E_USAGE'
   | 'E_EVIDENCE'
+  | 'E_WORKSPACE'
 
 export class VerifyError extends Error {
   readonly code: VerifyErrorCode

@@ -187,7 +187,14 @@ export interface CheckResult {
 
 export interface WorkspaceInfo {
   fingerprint: string
-  git: { head: string | null; tree: string; dirty: boolean } | null
+  /** `head` is for information: the fingerprint is bound to the tree, not to the commit. */
+  git: {
+    head: string | null
+    tree: string
+    dirty: boolean
+    /** Checked-out submodules' working trees, by path from the top (only when there are any). */
+    submodules?: Record<string, string>
+  } | null
 }
 
 /** One run's mutable instance of a protocol. */
@@ -213,11 +220,20 @@ export interface Summary {
   warnings: string[]
 }
 
+/** A file verify wrote and left out of the fingerprint, with what it wrote there. */
+export interface OutputFile {
+  /** Relative to the evidence file's folder, `/`-separated. */
+  path: string
+  /** `sha256:<hex>` of its content; absent for a copy of the evidence (recognised by its content). */
+  sha256?: string
+}
+
 export interface EvidenceFile {
   schemaVersion: 1
   tool: { name: string; version: string }
   protocol: { name: string; digest: string; strictMode: boolean }
-  workspace: WorkspaceInfo
+  /** `outputs`: files verify wrote (reports, merged shards) that later fingerprints leave out while unchanged. */
+  workspace: WorkspaceInfo & { outputs?: OutputFile[] }
   runId: string
   startedAt: string
   finishedAt: string

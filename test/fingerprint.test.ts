@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { VerifyError } from '../src/errors.js'
 import { changedFiles, inputsFingerprint, workspaceFingerprint } from '../src/evidence/fingerprint.js'
+import { readIndex } from '../src/evidence/git-index.js'
 
 const posixOnly = process.platform === 'win32' ? it.skip : it
 const temporaryDirs: string[] = []
@@ -104,13 +106,19 @@ describe('workspaceFingerprint in git', () => {
     expect(await fingerprint(root)).not.toBe(before)
   })
 
-  it('changes on a commit that keeps the tree (HEAD is part of it)', async () => {
+  it('is bound to the code, not the commit: committing exactly the fingerprinted tree keeps it (HEAD recorded)', async () => {
     const root = repo()
+    write(root, 'src/a.ts', 'export const a = 2\n')
+    write(root, 'src/new.ts', 'new\n')
     const before = await workspaceFingerprint(root)
+    expect(before.git?.dirty).toBe(true)
+    git(root, 'add', '-A')
+    git(root, 'commit', '-q', '-m', 'the verified tree')
     git(root, 'commit', '-q', '--allow-empty', '-m', 'empty')
     const after = await workspaceFingerprint(root)
-    expect(after.git?.tree).toBe(before.git?.tree)
-    expect(after.fingerprint).not.toBe(before.fingerprint)
+    expect(after.fingerprint).toBe(before.fingerprint)
+    expect(after.git).toEqual({ head: git(root, 'rev-parse', 'HEAD').trim(), tree: before.git?.tree, dirty: false })
+    expect(after.git?.head).not.toBe(before.git?.head)
   })
 
   it('does not change when an ignored file is touched', async () => {
@@ -137,12 +145,114 @@ describe('workspaceFingerprint in git', () => {
     expect(git(root, 'ls-files', '--', 'untracked.txt')).toBe('')
   })
 
-  it('fingerprints the whole repo from a subfolder', async () => {
+  it('fingerprints the whole repo from a subfolder, and the subfolder is part of it', async () => {
     const root = repo()
     const fromSubfolder = await workspaceFingerprint(join(root, 'src'))
-    expect(fromSubfolder).toEqual(await workspaceFingerprint(root))
+    const fromTop = await workspaceFingerprint(root)
+    expect(fromSubfolder.git).toEqual(fromTop.git)
+    expect(fromSubfolder.fingerprint).not.toBe(fromTop.fingerprint)
     write(root, 'docs/x.md', 'changed outside the subfolder\n')
     expect(await fingerprint(join(root, 'src'))).not.toBe(fromSubfolder.fingerprint)
+  })
+
+  it('binds to the project folder: two packages with identical content differ', async () => {
+    const same = { 'package.json': '{}\n', 'src/index.ts': 'export {}\n' }
+    const root = repo(Object.fromEntries(['a', 'b'].flatMap((pkg) => Object.entries(same).map(([f, c]) => [`packages/${pkg}/${f}`, c]))))
+    const a = await workspaceFingerprint(join(root, 'packages/a'))
+    const b = await workspaceFingerprint(join(root, 'packages/b'))
+    expect(a.git?.tree).toBe(b.git?.tree)
+    expect(a.fingerprint).not.toBe(b.fingerprint)
+    const docs = async (pkg: string) => inputsFingerprint(join(root, 'packages', pkg), ['src/**'], await workspaceFingerprint(join(root, 'packages', pkg)))
+    expect(await docs('a')).not.toBe(await docs('b'))
+  })
+
+  it('reads files flagged assume-unchanged or skip-worktree by their real content', async () => {
+    const root = repo({ 'src/a.ts': 'a\n', 'src/b.ts': 'b\n', 'src/c.ts': 'c\n' })
+    git(root, 'update-index', '--assume-unchanged', 'src/a.ts')
+    git(root, 'update-index', '--skip-worktree', 'src/b.ts')
+    const before = await fingerprint(root)
+    write(root, 'src/a.ts', 'a edited while flagged\n')
+    const afterA = await fingerprint(root)
+    expect(afterA).not.toBe(before)
+    write(root, 'src/b.ts', 'b edited while flagged\n')
+    const afterB = await fingerprint(root)
+    expect(afterB).not.toBe(afterA)
+    unlinkSync(join(root, 'src/b.ts'))
+    expect(await fingerprint(root)).not.toBe(afterB)
+    // The flags in the real index are left as they were.
+    expect(git(root, 'ls-files', '-v', 'src/a.ts', 'src/b.ts')).toBe('h src/a.ts\nS src/b.ts\n')
+  })
+
+  it('keeps working in a sparse checkout: files outside the cone are not read as deleted', async () => {
+    const root = repo({ 'in/a.ts': 'a\n', 'out/b.ts': 'b\n', 'top.txt': 't\n' })
+    const full = await workspaceFingerprint(root)
+    git(root, 'sparse-checkout', 'set', 'in')
+    expect(existsSync(join(root, 'out/b.ts'))).toBe(false)
+    const sparse = await workspaceFingerprint(root)
+    expect(sparse.fingerprint).toBe(full.fingerprint)
+    expect(sparse.git?.dirty).toBe(false)
+    write(root, 'in/a.ts', 'edited\n')
+    expect(await fingerprint(root)).not.toBe(full.fingerprint)
+  })
+
+  it("leaves out only the project's own .verify/, not every folder named .verify", async () => {
+    const root = repo({ 'pkg/src/a.ts': 'a\n' })
+    const pkg = join(root, 'pkg')
+    const before = await fingerprint(pkg)
+    write(root, 'pkg/.verify/evidence.json', '{}')
+    expect(await fingerprint(pkg)).toBe(before)
+    write(root, 'pkg/src/.verify/hidden.ts', 'export const hidden = 1\n')
+    const nested = await fingerprint(pkg)
+    expect(nested).not.toBe(before)
+    write(root, '.verify/elsewhere.ts', 'x\n')
+    expect(await fingerprint(pkg)).not.toBe(nested)
+  })
+
+  it("counts a submodule's working tree: its HEAD, uncommitted edits and untracked files, not its ignored ones", async () => {
+    const lib = repo({ 'lib.ts': 'export const lib = 1\n', '.gitignore': 'out/\n' })
+    const root = repo({ 'src/a.ts': 'a\n' })
+    git(root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib')
+    git(root, 'commit', '-q', '-m', 'submodule')
+    const seen = new Set([await fingerprint(root)])
+    write(root, 'vendor/lib/lib.ts', 'export const lib = 2\n')
+    seen.add(await fingerprint(root))
+    write(root, 'vendor/lib/extra.ts', 'untracked\n')
+    seen.add(await fingerprint(root))
+    const sub = join(root, 'vendor/lib')
+    git(sub, 'add', '-A')
+    git(sub, 'commit', '-q', '-m', 'in the submodule')
+    seen.add(await fingerprint(root))
+    expect(seen.size).toBe(4)
+    write(root, 'vendor/lib/out/build.js', 'ignored\n')
+    expect(seen.has(await fingerprint(root))).toBe(true)
+  })
+
+  it('says clearly that a nested repository without commits cannot be fingerprinted', async () => {
+    const root = repo()
+    git(join(root, 'src'), 'init', '-q', 'nested')
+    write(root, 'src/nested/file.ts', 'x\n')
+    const failure = await workspaceFingerprint(root).then(
+      () => null,
+      (error: unknown) => error as Error,
+    )
+    expect(failure).toBeInstanceOf(VerifyError)
+    expect(failure?.message).toMatch(/src\/nested.* git repository without commits/)
+    expect(failure?.message).toMatch(/\.gitignore/)
+  })
+
+  it('never leaves out a tracked file, even under .verify/ or when named as verify output', async () => {
+    const root = repo({ 'src/a.ts': 'a\n', '.verify/tracked.txt': 'one\n', 'reports/junit.xml': '<x/>\n' })
+    const leaveOut = [join(root, 'reports/junit.xml'), join(root, 'reports/new.xml'), join(root, 'src/../reports/x'), join(tmpdir(), 'outside.json'), root, join(root, '.git/index')]
+    const before = await fingerprint(root)
+    write(root, '.verify/tracked.txt', 'two\n')
+    const edited = await fingerprint(root)
+    expect(edited).not.toBe(before)
+    const named = (await workspaceFingerprint(root, { leaveOut })).fingerprint
+    write(root, 'reports/junit.xml', '<y/>\n')
+    write(root, 'reports/new.xml', 'untracked, left out\n')
+    expect((await workspaceFingerprint(root, { leaveOut })).fingerprint).not.toBe(named)
+    git(root, 'checkout', '--', 'reports/junit.xml')
+    expect((await workspaceFingerprint(root, { leaveOut })).fingerprint).toBe(named)
   })
 
   it('works in a repo without commits (and without an index yet)', async () => {
@@ -210,6 +320,15 @@ describe('workspaceFingerprint outside git', () => {
     expect(await fingerprint(root)).not.toBe(afterChmod)
   })
 
+  it("leaves out only the folder's own .verify/ and the paths named as verify's output", async () => {
+    const root = folder()
+    const before = await fingerprint(root)
+    write(root, 'reports/junit.xml', '<x/>')
+    expect((await workspaceFingerprint(root, { leaveOut: [join(root, 'reports/junit.xml')] })).fingerprint).toBe(before)
+    write(root, 'src/.verify/hidden.ts', 'hidden\n')
+    expect((await workspaceFingerprint(root, { leaveOut: [join(root, 'reports/junit.xml')] })).fingerprint).not.toBe(before)
+  })
+
   it('ignores node_modules, .git and .verify', async () => {
     const root = folder()
     write(root, 'node_modules/dep/index.js', 'one')
@@ -267,6 +386,51 @@ describe('inputsFingerprint', () => {
     const none = await inputsFingerprint(root, ['nothing/**'], workspace)
     expect(none).toMatch(/^sha256:[0-9a-f]{64}$/)
     expect(await inputsFingerprint(root, ['other/**'], workspace)).not.toBe(none)
+  })
+})
+
+/** What `git ls-files -v -s` says of the index, in readIndex's shape. */
+function listed(root: string) {
+  return git(root, 'ls-files', '-v', '-s', '-z')
+    .split('\0')
+    .filter(Boolean)
+    .map((line) => {
+      const [tag = '', mode = ''] = line.slice(0, line.indexOf('\t')).split(' ')
+      return { path: line.slice(line.indexOf('\t') + 1), mode, assumeUnchanged: tag !== tag.toUpperCase(), skipWorktree: tag.toUpperCase() === 'S' }
+    })
+}
+
+describe('readIndex', () => {
+  it.each([
+    ['2', 'sha1'],
+    ['3', 'sha1'],
+    ['4', 'sha1'],
+    ['4', 'sha256'],
+  ])('reads index version %s (%s) as git lists it: paths, modes and flags', async (version, format) => {
+    const root = temporaryDir()
+    git(root, 'init', '-q', `--object-format=${format}`, '-b', 'main')
+    const files = ['a.txt', 'dir/b.txt', 'dir/sub/c.txt', 'dir/sub/ç long name é.txt', 'z.sh']
+    for (const file of files) write(root, file, `${file}\n`)
+    chmodSync(join(root, 'z.sh'), 0o755)
+    git(root, 'add', '-A')
+    git(root, 'update-index', '--assume-unchanged', 'a.txt')
+    if (version !== '2') git(root, 'update-index', '--skip-worktree', 'dir/sub/c.txt')
+    git(root, 'update-index', '--index-version', version)
+    const entries = await readIndex(join(root, '.git/index'), format === 'sha256' ? 32 : 20)
+    expect(entries).toEqual(listed(root))
+    expect(entries?.filter((e) => e.assumeUnchanged).map((e) => e.path)).toEqual(['a.txt'])
+  })
+
+  it('gives null for what it does not read (a split index) and [] for no index', async () => {
+    const root = repo()
+    git(root, 'update-index', '--split-index')
+    expect(await readIndex(join(root, '.git/index'), 20)).toBeNull()
+    expect(await readIndex(join(root, '.git/none'), 20)).toEqual([])
+    // The fingerprint asks git instead, and sees the same.
+    const before = await fingerprint(root)
+    git(root, 'update-index', '--assume-unchanged', 'src/a.ts')
+    write(root, 'src/a.ts', 'edited\n')
+    expect(await fingerprint(root)).not.toBe(before)
   })
 })
 

@@ -3,7 +3,6 @@ import { execFileSync } from 'node:child_process'
 import { userInfo } from 'node:os'
 import { approvalsText, readApprovals, recordApproval, signApproval, trustedApprovals, type Approval } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
-import { workspaceFingerprint } from '../evidence/fingerprint.js'
 import { sealEvidence, SIGNING_KEY_ENV } from '../evidence/sign.js'
 import { jsonText, readEvidenceFile, writeFilesAtomic } from '../evidence/store.js'
 import { VerifyError, VerifyUsageError } from '../errors.js'
@@ -15,6 +14,7 @@ import { parse } from './args.js'
 import { CONFIG_OPTIONS, commandContext, maskedIO, type CommandContext } from './context.js'
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
+import { commandWorkspace } from './workspace.js'
 
 export const APPROVE_OPTIONS = {
   by: { type: 'string' },
@@ -105,7 +105,8 @@ export async function approveCommand(argv: string[], rawIO: CliIO): Promise<numb
       `Protocol "${protocol.name}" accepts only approvals given by a person at a terminal (approvals: 'tty'), and this one has no terminal on stdin and stdout. Run \`npx verify approve ${checkId}\` in an interactive terminal.`,
     )
   }
-  const workspace = await workspaceFingerprint(protocol.rootDir)
+  const stored = await readEvidenceFile(context.evidencePath)
+  const { workspace } = await commandWorkspace(context, { recorded: stored.ok ? stored.file : null })
   const note = values.note === undefined ? null : context.redact(values.note)
   const approval = await newApproval(context, check, workspace, values.by?.trim() || defaultApprover(protocol.rootDir), note, atTerminal)
   // Everything is read and judged first; then both files are replaced together, or neither is.

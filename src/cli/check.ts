@@ -2,7 +2,7 @@
 // they are now, runs nothing, prints why each check is or is not satisfied, and exits by the verdict.
 import pc from 'picocolors'
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
-import { workspaceFingerprint } from '../evidence/fingerprint.js'
+import { inputsWarnings } from '../evidence/fingerprint.js'
 import { readEvidenceFile } from '../evidence/store.js'
 import { formatDuration } from '../duration.js'
 import { statusIcon, statusText, verdictLine } from '../reporters/status.js'
@@ -15,6 +15,7 @@ import { duration, parse } from './args.js'
 import { CONFIG_OPTIONS, commandContext, maskedIO } from './context.js'
 import { ExitCode, exitCodeOfVerdict } from './exit-code.js'
 import type { CliIO } from './io.js'
+import { commandWorkspace } from './workspace.js'
 
 export const CHECK_OPTIONS = {
   'max-age': { type: 'string' },
@@ -41,7 +42,7 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   }
   const { file } = stored
   const requireSignature = values['require-signature'] ?? false
-  const workspace = await workspaceFingerprint(protocol.rootDir)
+  const { workspace } = await commandWorkspace(context, { recorded: file })
   // Under --require-signature only what the signed file holds counts; with a key, only approvals signed with it.
   const approvals = requireSignature ? new Map() : trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
   const judged = await acceptStoredEvidence(protocol, file, workspace, {
@@ -52,6 +53,7 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   const judgements = judged.checks
   const { results } = judged
   const summary = summarize(results, protocol.strictMode, judged.file ? { source: judged.file } : {})
+  summary.warnings.push(...(await inputsWarnings(protocol.rootDir, protocol.checks, workspace)))
 
   if (values.json) {
     const checks = protocol.checks.map((check) => {
@@ -74,6 +76,7 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
   for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${untrusted(issue)}\n`)
   for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${untrusted(recommendation)}\n`)
+  for (const warning of summary.warnings) io.stdout(`   ${c.yellow('•')} ${untrusted(warning)}\n`)
   if (file.signature !== undefined && file.signature !== null && !context.signingKey && !requireSignature) {
     io.stdout(c.dim(`   The evidence is signed; set VERIFY_SIGNING_KEY (or pass --require-signature) to check it.\n`))
   }

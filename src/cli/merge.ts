@@ -1,9 +1,8 @@
 // `verify merge <files…>`: combines the evidence of a protocol's shards into one file and one verdict. Every shard is
 // judged by the acceptance rule against the checkout the merge runs in, the clock and, with a key, its signature:
 // shards of other code, expired shards and altered ones do not approve.
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import pc from 'picocolors'
-import { workspaceFingerprint } from '../evidence/fingerprint.js'
 import { sealEvidence } from '../evidence/sign.js'
 import { readEvidenceFile, writeEvidenceFile } from '../evidence/store.js'
 import { VerifyUsageError } from '../errors.js'
@@ -18,6 +17,7 @@ import { duration, parse } from './args.js'
 import { CONFIG_OPTIONS, commandContext, maskedIO } from './context.js'
 import { exitCodeOfVerdict } from './exit-code.js'
 import type { CliIO } from './io.js'
+import { commandWorkspace, mergedOutputs } from './workspace.js'
 
 export const MERGE_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -94,7 +94,12 @@ export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number
     if (judged.tampered) throw new VerifyUsageError(`Cannot merge ${path}: ${judged.issues.join('; ')}`)
   }
   const combined = combineShards(files)
-  const workspace = await workspaceFingerprint(protocol.rootDir)
+  // The shards' files and what verify wrote beside them are verify's own output, not code: left out (while untracked).
+  const shards = files.map((f) => ({ ...f, path: resolve(rawIO.cwd, f.path) }))
+  const outputs = await mergedOutputs(context.evidencePath, shards)
+  const evidenceDir = dirname(context.evidencePath)
+  const writes = [...shards.map((f) => f.path), ...outputs.map((o) => resolve(evidenceDir, o.path))]
+  const { workspace } = await commandWorkspace(context, { writes })
   const judged = await acceptStoredEvidence(protocol, combined, workspace, { maxAgeMs: protocol.maxAgeMs })
   // A check without evidence keeps what its shard recorded (skipped after a failed dependency, not merged…).
   const recorded = new Map(combined.checks.map((r) => [r.id, r]))
@@ -104,7 +109,7 @@ export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number
   const summary = summarize(checks, protocol.strictMode)
   const total = first.shard?.total ?? files.length
   if (files.length < total) summary.issues.unshift(`Only ${files.length} of ${total} shards were merged`)
-  const merged = sealEvidence({ ...combined, checks, summary }, context.redact, context.signingKey)
+  const merged = sealEvidence({ ...combined, workspace: { ...combined.workspace, outputs }, checks, summary }, context.redact, context.signingKey)
   await writeEvidenceFile(context.evidencePath, merged)
   const c = pc.createColors(useColor(io, values.color))
   io.stdout(`${c.bold('verify merge')} ${c.dim(`· ${files.length} shard${files.length === 1 ? '' : 's'} · protocol ${untrusted(merged.protocol.name)}`)}\n`)

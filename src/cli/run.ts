@@ -4,11 +4,12 @@ import { evidenceLocationProblem } from '../evidence/location.js'
 import { buildEvidenceFile } from '../evidence/record.js'
 import { EvidenceNotWrittenError } from '../evidence/room.js'
 import { sealEvidence } from '../evidence/sign.js'
-import { writeEvidenceFileSync } from '../evidence/store.js'
+import { readEvidenceFile, writeEvidenceFileSync } from '../evidence/store.js'
 import { changedFiles, workspaceFingerprint } from '../evidence/fingerprint.js'
+import { describeOutputs } from '../evidence/outputs.js'
 import { VerifyUsageError } from '../errors.js'
 import { combineReporters } from '../reporters/index.js'
-import { createReporters, useColor } from '../reporters/select.js'
+import { createReporters, reportFiles, useColor } from '../reporters/select.js'
 import { createChecklist, runVerification, selectChecks } from '../runner/schedule.js'
 import { partitionShards, parseShard } from '../runner/shard.js'
 import { killAllGroups } from '../runner/spawn.js'
@@ -22,6 +23,7 @@ import type { EvidenceFile, WorkspaceInfo } from '../types.js'
 import type { CliIO } from './io.js'
 import type { Reporter } from '../reporters/types.js'
 import { priorResults } from './reuse.js'
+import { commandWorkspace } from './workspace.js'
 export const RUN_OPTIONS = {
   only: { type: 'string', multiple: true },
   skip: { type: 'string', multiple: true },
@@ -43,12 +45,16 @@ export const RUN_OPTIONS = {
 type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP'
 
 /** Checks that write into the workspace make their own evidence stale at once: say so, and which files. */
-async function workspaceDrift(rootDir: string, before: WorkspaceInfo): Promise<string | null> {
-  const after = await workspaceFingerprint(rootDir)
+async function workspaceDrift(rootDir: string, before: WorkspaceInfo, leaveOut: string[]): Promise<string | null> {
+  const after = await workspaceFingerprint(rootDir, { leaveOut })
   if (after.fingerprint === before.fingerprint) return null
   const files = before.git && after.git ? await changedFiles(rootDir, before.git.tree, after.git.tree) : null
   const named = files && files.length > 0 ? ` (${nameFiles(files)})` : ''
   return `The checks changed the workspace while they ran${named}. Evidence is bound to the code as it was when the run started, so it will read as stale: add generated files to .gitignore.`
+}
+
+function ignoreUnwritten(error: unknown): void {
+  if (!(error instanceof EvidenceNotWrittenError)) throw error
 }
 
 // Last resort: if verify exits for any reason, no check's process group outlives it.
@@ -92,7 +98,11 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
     .join(' ')
   const reporter = combineReporters(extras.reporters ?? (await createReporters(values.reporter, io, color, context.loaded, { invocation })))
 
-  const workspace = await workspaceFingerprint(protocol.rootDir)
+  // Computed once: every check, the reuse of earlier evidence and the drift check below use this fingerprint.
+  const reports = reportFiles(values.reporter, io, context.loaded).filter((report) => report.file !== evidencePath)
+  const writes = reports.map((report) => report.file)
+  const previous = await readEvidenceFile(evidencePath)
+  const { workspace, leaveOut, carried } = await commandWorkspace(context, { recorded: previous.ok ? previous.file : null, writes })
   const shard = values.shard ? parseShard(values.shard) : undefined
   const shardChecks = shard ? new Set(partitionShards(protocol.checks, shard.total)[shard.index - 1]) : undefined
   const prior = await priorResults(context, workspace, {
@@ -162,7 +172,7 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
     }
     // Only checks that ran could have changed the workspace.
     if (!interrupted && checklist.results.some((r) => r.evidence && !r.evidence.reused && r.evidence.command !== null)) {
-      const warning = await workspaceDrift(protocol.rootDir, workspace)
+      const warning = await workspaceDrift(protocol.rootDir, workspace, leaveOut)
       if (warning) summary.warnings.push(warning)
     }
     summary.warnings.unshift(...prior.warnings)
@@ -188,6 +198,10 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
     }
     const record = buildEvidenceFile(checklist, summary, interrupted)
     if (shardRecord) record.shard = shardRecord
+    // What the evidence can say of its outputs before they are written: the copies of itself, the unchanged ones.
+    const copies = reports.filter((report) => report.copy).map((report) => report.file)
+    const known = await describeOutputs(evidencePath, carried, copies)
+    if (known.length > 0) record.workspace = { ...record.workspace, outputs: known }
     const file = await saveEvidence(context, record).catch((error: unknown) => {
       if (error instanceof EvidenceNotWrittenError) return error
       throw error
@@ -195,6 +209,12 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
     // Results that could not be saved are still shown; then the error, and exit 2.
     await reporter.onRunEnd({ checklist, summary, file: file instanceof EvidenceNotWrittenError ? file.file : file, evidencePath, interrupted })
     if (file instanceof EvidenceNotWrittenError) throw file
+    // The other reports exist now: the evidence records what they hold, so later commands leave exactly that out.
+    // Not saved, the file just lacks them: they then count as code, which errs on the safe side.
+    if (reports.some((report) => !report.copy)) {
+      const outputs = await describeOutputs(evidencePath, [...carried, ...writes], copies)
+      await saveEvidence(context, { ...record, workspace: { ...record.workspace, outputs } }).catch(ignoreUnwritten)
+    }
     return interrupted ? exitCodeOfSignal(interrupted) : exitCodeOfVerdict(exitVerdict)
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler)

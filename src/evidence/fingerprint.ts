@@ -1,79 +1,94 @@
-import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { createReadStream, lstatSync, readFileSync, readlinkSync } from 'node:fs'
-import { copyFile, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir } from 'node:fs/promises'
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { promisify } from 'node:util'
 import picomatch from 'picomatch'
 import type { WorkspaceInfo } from '../types.js'
 import { canonicalJson, sha256 } from './canonical.js'
+import { findRepo, git, isIgnored, LARGE_OUTPUT, workTree, type Repo, type WorkTree } from './git-tree.js'
 
-const execFileAsync = promisify(execFile)
-
-const SMALL_OUTPUT = 1024 * 1024
-const LARGE_OUTPUT = 256 * 1024 * 1024
-/** Folders never part of a fingerprint outside git. */
-const SKIPPED_DIRS = new Set(['node_modules', '.git', '.verify'])
+/** Folders never part of a fingerprint outside git, at any depth. */
+const SKIPPED_DIRS = new Set(['node_modules', '.git'])
 /** Longest stretch of synchronous file reading before yielding to the event loop. */
 const SLICE_MS = 10
 const WHOLE_READ_LIMIT = 8 * 1024 * 1024
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
+const GITLINK = '160000'
 
-interface Repo {
-  /** Absolute top of the work tree. */
-  top: string
-  /** rootDir relative to `top`, `''` or ending in `/`. */
-  prefix: string
-  /** Absolute path of the real index (it may not exist yet). */
-  index: string
+export interface FingerprintOptions {
+  /**
+   * Absolute paths of files verify itself writes (evidence, logs, reports): left out of the fingerprint when git
+   * does not track them. The project's own `.verify/` is always left out the same way.
+   */
+  leaveOut?: readonly string[]
 }
 
 /**
- * Fingerprint of the working tree as `git add -A` would commit it (untracked, non-ignored files
- * included) plus HEAD, computed in a temporary index so the real one is never touched.
- * Outside git: a hash of every file under `rootDir` except `node_modules`, `.git` and `.verify`.
+ * Fingerprint of the code: the working tree as `git add -A` would commit it (untracked, non-ignored files
+ * included; files flagged assume-unchanged or skip-worktree read as they are; submodules by their working trees)
+ * and the project's folder in the repository — not HEAD, which is recorded for information. Computed in a
+ * temporary index, so the real one is never touched. Outside git: a hash of every file under `rootDir` except
+ * `node_modules` and `.git` folders and its own `.verify/`.
  */
-export async function workspaceFingerprint(rootDir: string): Promise<WorkspaceInfo> {
-  const repo = await findRepo(rootDir)
-  if (!repo) return { fingerprint: await hashFiles(rootDir, () => true, 'workspace\n'), git: null }
-  const [head, headTree, tree] = await Promise.all([
-    revision(repo.top, 'HEAD'),
-    revision(repo.top, 'HEAD^{tree}'),
-    workingTree(repo),
-  ])
+export async function workspaceFingerprint(rootDir: string, options: FingerprintOptions = {}): Promise<WorkspaceInfo> {
+  const leaveOut = [path.join(rootDir, '.verify'), ...(options.leaveOut ?? [])]
+  const found = await findRepo(rootDir)
+  // Whether the folder is ignored is asked while the tree is computed: one process less to wait for.
+  const ignored = found?.prefix ? isIgnored(rootDir) : Promise.resolve(false)
+  const work = found ? computeTree(found, rootDir, leaveOut) : null
+  work?.catch(() => undefined) // awaited below, unless the folder turns out to be ignored
+  const repo = found && !(await ignored) ? found : null
+  if (!repo || !work) {
+    const skipped = leaveOut.map((file) => toPosix(path.relative(rootDir, file))).filter((file) => file !== '' && file !== '..' && !file.startsWith('../'))
+    return { fingerprint: await hashFiles(rootDir, (file) => !isUnder(file, skipped), 'workspace\n'), git: null }
+  }
+  const { tree, dirty, submodules: inner } = await work
+  const folder = repo.prefix.replace(/\/$/, '')
+  const submodules = Object.keys(inner).length > 0 ? { submodules: inner } : {}
   return {
-    fingerprint: sha256(canonicalJson({ head, tree })),
-    git: { head, tree, dirty: tree !== headTree },
+    fingerprint: sha256(canonicalJson({ folder, tree, ...submodules })),
+    git: { head: repo.head, tree, dirty, ...submodules },
   }
 }
 
+function computeTree(repo: Repo, rootDir: string, leaveOut: readonly string[]): Promise<WorkTree> {
+  // Paths from the top, found through rootDir and its prefix: the top git prints may be a symlink's target.
+  const fromTop = leaveOut.map((file) => path.posix.normalize(repo.prefix + toPosix(path.relative(rootDir, file)))).filter((file) => isInside(file))
+  return workTree(repo, fromTop)
+}
+
 /**
- * Fingerprint of only the files under `rootDir` matching `inputs` (globs relative to `rootDir`,
- * `!pattern` excludes). In git it reads the tree `workspace` already recorded, so it costs one `git ls-tree`.
+ * Fingerprint of only the files under `rootDir` matching `inputs` (globs relative to `rootDir`, `!pattern`
+ * excludes), and of the folder they are relative to. In git it reads the tree `workspace` already recorded.
  */
 export async function inputsFingerprint(rootDir: string, inputs: string[], workspace: WorkspaceInfo): Promise<string> {
-  const matches = inputMatcher(inputs)
-  const header = `inputs\n${canonicalJson(inputs)}\n`
-  if (!workspace.git) return hashFiles(rootDir, matches, header)
-
-  const [prefix, listing] = await Promise.all([
-    showPrefix(rootDir),
-    git(rootDir, ['ls-tree', '-r', '--full-tree', '-z', workspace.git.tree], { maxBuffer: LARGE_OUTPUT }),
-  ])
-  const hash = createHash('sha256').update(header)
-  // Each entry: `<mode> <type> <object>\t<path>`.
-  for (const entry of listing.split('\0')) {
-    const tab = entry.indexOf('\t')
-    const file = entry.slice(tab + 1)
-    if (tab < 0 || !file.startsWith(prefix)) continue
-    const relative = file.slice(prefix.length)
-    if (!matches(relative)) continue
-    const [mode, , object] = entry.slice(0, tab).split(' ')
-    hash.update(`${relative}\0${mode}\0${object}\n`)
-  }
+  const { folder, files } = await inputFiles(rootDir, inputs, workspace)
+  const hash = createHash('sha256').update(`inputs\n${canonicalJson(workspace.git ? { folder, inputs } : inputs)}\n`)
+  for (const file of files) hash.update(`${file.path}\0${file.id}\n`)
   return `sha256:${hash.digest('hex')}`
+}
+
+/**
+ * The `inputs` patterns that match no file (a typo binds a check to nothing there), and `inputs` as a whole when
+ * the `!` patterns exclude everything the others match.
+ */
+export async function unmatchedInputs(rootDir: string, inputs: string[], workspace: WorkspaceInfo): Promise<string[]> {
+  const { files, unmatched } = await inputFiles(rootDir, inputs, workspace)
+  if (files.length === 0 && unmatched.length === 0) return [inputs.join(', ')]
+  return unmatched
+}
+
+/** A warning for each `inputs` pattern of `checks` that matches no file: a typo must not bind a check to nothing. */
+export async function inputsWarnings(rootDir: string, checks: readonly { id: string; inputs?: string[] | undefined }[], workspace: WorkspaceInfo): Promise<string[]> {
+  const warnings: string[] = []
+  for (const check of checks) {
+    if (!check.inputs) continue
+    for (const pattern of await unmatchedInputs(rootDir, check.inputs, workspace)) {
+      warnings.push(`Check "${check.id}": its inputs pattern "${pattern}" matches no file, so no change can make its evidence stale there. Fix the pattern (a typo?) or remove it.`)
+    }
+  }
+  return warnings
 }
 
 /**
@@ -103,120 +118,96 @@ export async function changedFiles(rootDir: string, fromTree: string, toTree: st
   }
 }
 
-async function findRepo(rootDir: string): Promise<Repo | null> {
-  let output: string
-  try {
-    output = await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'index'])
-  } catch (error) {
-    if (isGitUnavailable(error)) return null
-    throw error
-  }
-  const [top = '', prefix = '', index = ''] = output.split('\n')
-  if (!top || !index) return null
-  // A project in a folder its enclosing repo ignores (say a home directory tracked with `*` in
-  // .gitignore) is not that repo's work: git would never see its changes.
-  if (prefix && (await isIgnored(rootDir))) return null
-  return { top, prefix, index: path.resolve(rootDir, index) }
+interface InputFile {
+  /** Relative to rootDir, `/`-separated. */
+  path: string
+  /** What identifies its content: git's mode and object, or kind and hash outside git. */
+  id: string
 }
 
-async function workingTree(repo: Repo): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'verify-index-'))
-  const env = { GIT_INDEX_FILE: path.join(dir, 'index') }
-  try {
-    await copyIndex(repo.index, env.GIT_INDEX_FILE)
-    try {
-      // verify's own output (.verify/: evidence, logs, approvals) is never part of the code it verifies.
-      await git(repo.top, ['add', '-A', '--', '.', ':(exclude,glob)**/.verify/**'], { env })
-    } catch (error) {
-      throw new Error(
-        `Cannot fingerprint the workspace: \`git add -A\` into a temporary index failed in ${repo.top}: ${gitMessage(error)}`,
-        { cause: error },
-      )
+async function inputFiles(rootDir: string, inputs: string[], workspace: WorkspaceInfo): Promise<{ folder: string; files: InputFile[]; unmatched: string[] }> {
+  const include = inputs.filter((input) => !input.startsWith('!'))
+  const exclude = inputs.filter((input) => input.startsWith('!')).map((input) => input.slice(1))
+  const patterns = include.map((glob) => ({ glob, test: picomatch(glob, { dot: true }), matched: false }))
+  const isExcluded = exclude.length > 0 ? picomatch(exclude, { dot: true }) : never
+  const accept = (file: string): boolean => {
+    let included = false
+    for (const pattern of patterns) {
+      if (pattern.test(file)) {
+        pattern.matched = true
+        included = true
+      }
     }
-    return (await git(repo.top, ['write-tree'], { env })).trim()
-  } finally {
-    await rm(dir, { recursive: true, force: true })
+    return included && !isExcluded(file)
   }
+  let folder = ''
+  const files: InputFile[] = []
+  if (workspace.git) {
+    const listing = await treeListing(rootDir, workspace)
+    folder = listing.folder
+    for (const entry of listing.entries) if (accept(entry.path)) files.push(entry)
+  } else {
+    const all = (await listFiles(rootDir)).filter((file) => !isUnder(file, ['.verify']))
+    for (const file of all.toSorted()) if (accept(file)) files.push({ path: file, id: await describeFile(rootDir, file) })
+  }
+  return { folder, files, unmatched: patterns.filter((p) => !p.matched).map((p) => p.glob) }
 }
 
-// The copy keeps git's stat cache, so `git add -A` rehashes only files changed since git last looked.
-async function copyIndex(from: string, to: string): Promise<void> {
-  let mtimeNs: bigint
-  try {
-    mtimeNs = (await stat(from, { bigint: true })).mtimeNs
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return // a fresh repo has no index yet
-    throw error
+// Every check with `inputs` reads the same tree: it is listed once per workspace, not once per check.
+const listings = new Map<string, Promise<{ folder: string; entries: InputFile[] }>>()
+
+function treeListing(rootDir: string, workspace: WorkspaceInfo): Promise<{ folder: string; entries: InputFile[] }> {
+  const key = `${rootDir}\0${workspace.fingerprint}`
+  let listing = listings.get(key)
+  if (!listing) {
+    if (listings.size >= 8) listings.clear()
+    listing = listTree(rootDir, workspace)
+    listings.set(key, listing)
+    listing.catch(() => listings.delete(key))
   }
-  await copyFile(from, to)
-  // Git treats entries not older than the index file as "racily clean" and rereads them; keeping the
-  // original mtime (rounded down, never later) keeps that protection intact.
-  const seconds = Number(mtimeNs / 1000n - 1n) / 1e6
-  await utimes(to, seconds, seconds)
+  return listing
 }
 
-async function revision(cwd: string, rev: string): Promise<string | null> {
-  try {
-    return (await git(cwd, ['rev-parse', '-q', '--verify', rev])).trim()
-  } catch (error) {
-    if (typeof (error as { code?: unknown }).code === 'number') return null // e.g. no commits yet
-    throw error
+async function listTree(rootDir: string, workspace: WorkspaceInfo): Promise<{ folder: string; entries: InputFile[] }> {
+  const [top = '', prefix = ''] = (await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix'])).split('\n')
+  const submodules = workspace.git?.submodules ?? {}
+  const entries: InputFile[] = []
+  const walk = async (cwd: string, tree: string, base: string): Promise<void> => {
+    const listing = await git(cwd, ['ls-tree', '-r', '--full-tree', '-z', tree], { maxBuffer: LARGE_OUTPUT })
+    // Each entry: `<mode> <type> <object>\t<path>`.
+    for (const entry of listing.split('\0')) {
+      const tab = entry.indexOf('\t')
+      if (tab < 0) continue
+      const file = base + entry.slice(tab + 1)
+      const [mode = '', , object] = entry.slice(0, tab).split(' ')
+      const inner = mode === GITLINK ? submodules[file] : undefined
+      // A checked-out submodule counts by its working tree, file by file.
+      if (inner) await walk(path.join(top, file), inner, `${file}/`)
+      else if (file.startsWith(prefix)) entries.push({ path: file.slice(prefix.length), id: `${mode}\0${object}` })
+    }
   }
-}
-
-async function isIgnored(rootDir: string): Promise<boolean> {
-  try {
-    await git(rootDir, ['check-ignore', '-q', '--', '.'])
-    return true
-  } catch {
-    return false
-  }
+  await walk(top, workspace.git?.tree ?? '', '')
+  return { folder: prefix.replace(/\/$/, ''), entries }
 }
 
 async function showPrefix(rootDir: string): Promise<string> {
   return (await git(rootDir, ['rev-parse', '--show-prefix'])).replace(/\n$/, '')
 }
 
-async function git(
-  cwd: string,
-  args: string[],
-  options: { env?: Record<string, string>; maxBuffer?: number } = {},
-): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env }
-  // Inherited from a git hook these would point git at another repository or index.
-  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_PREFIX']) delete env[name]
-  Object.assign(env, { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' }, options.env)
-  const { stdout } = await execFileAsync('git', args, {
-    cwd,
-    env,
-    encoding: 'utf8',
-    maxBuffer: options.maxBuffer ?? SMALL_OUTPUT,
-    windowsHide: true,
-  })
-  return stdout
+function toPosix(file: string): string {
+  return file.split(path.sep).join('/')
 }
 
-// Git not installed (ENOENT) or it refused (not a repository, unsafe owner): fingerprint without git.
-function isGitUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code
-  return code === 'ENOENT' || typeof code === 'number'
+// A path from the top of the work tree that git could hold: not above it, not the top itself, not in `.git`.
+function isInside(file: string): boolean {
+  return file !== '' && file !== '..' && !file.startsWith('../') && !path.isAbsolute(file) && file !== '.git' && !file.startsWith('.git/')
 }
 
-function gitMessage(error: unknown): string {
-  const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim()
-  const lines = stderr.split('\n')
-  return lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? (error as Error).message
+function isUnder(file: string, folders: readonly string[]): boolean {
+  return folders.some((folder) => file === folder || file.startsWith(`${folder}/`))
 }
 
 const never = (): boolean => false
-
-function inputMatcher(inputs: string[]): (file: string) => boolean {
-  const include = inputs.filter((input) => !input.startsWith('!'))
-  const exclude = inputs.filter((input) => input.startsWith('!')).map((input) => input.slice(1))
-  const isIncluded = include.length > 0 ? picomatch(include, { dot: true }) : never
-  const isExcluded = exclude.length > 0 ? picomatch(exclude, { dot: true }) : never
-  return (file) => isIncluded(file) && !isExcluded(file)
-}
 
 /** Hash of (path, kind/executable bit, content) of the files under rootDir that `include` accepts. */
 async function hashFiles(rootDir: string, include: (file: string) => boolean, header: string): Promise<string> {

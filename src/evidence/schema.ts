@@ -84,7 +84,10 @@ export const evidenceFileSchema = z
     protocol: z.looseObject({ name: z.string(), digest: sha256, strictMode: z.boolean() }),
     workspace: z.looseObject({
       fingerprint: sha256,
-      git: z.looseObject({ head: z.string().nullable(), tree: z.string(), dirty: z.boolean() }).nullable(),
+      git: z
+        .looseObject({ head: z.string().nullable(), tree: z.string(), dirty: z.boolean(), submodules: z.record(z.string(), z.string()).optional() })
+        .nullable(),
+      outputs: z.array(z.looseObject({ path: z.string().min(1), sha256: sha256.optional() })).optional(),
     }),
     runId: z.string().min(1),
     startedAt: isoTime,

@@ -89,6 +89,21 @@ function underAgent(io: CliIO): boolean {
   return io.env === process.env && detectAgent().name !== undefined
 }
 
+function selectEntries(specs: readonly string[] | undefined, io: CliIO, config?: ReporterConfigSource): Entry[] {
+  const configured = config ? configuredReporters(config.raw, config.protocol.name) : undefined
+  if (specs?.length) return fromCli(specs, io.cwd)
+  if (configured?.length) return fromConfig(configured, config?.rootDir ?? io.cwd)
+  return [{ kind: 'builtin', name: underAgent(io) ? 'agent' : 'default' }]
+}
+
+/**
+ * The files the run's built-in reporters will write (absolute): verify's own output, never part of the code.
+ * `copy`: the file is a copy of the evidence (the `json` reporter).
+ */
+export function reportFiles(specs: readonly string[] | undefined, io: CliIO, config?: ReporterConfigSource): { file: string; copy: boolean }[] {
+  return selectEntries(specs, io, config).flatMap((entry) => (entry.kind === 'builtin' && entry.file ? [{ file: entry.file, copy: entry.name === 'json' }] : []))
+}
+
 /**
  * Builds the run's reporters: those named on the command line (`name` or `name=<file>`), else the config's
  * `reporters`, else `default` (`agent` when a coding agent runs verify). In GitHub Actions (`GITHUB_ACTIONS=true`)
@@ -103,12 +118,7 @@ export async function createReporters(
   run: Pick<ReporterOptions, 'invocation'> = {},
 ): Promise<Reporter[]> {
   const ci = (Boolean(io.env.CI) && io.env.CI !== 'false') || io.env.GITHUB_ACTIONS === 'true'
-  const configured = config ? configuredReporters(config.raw, config.protocol.name) : undefined
-  const entries: Entry[] = specs?.length
-    ? fromCli(specs, io.cwd)
-    : configured?.length
-      ? fromConfig(configured, config?.rootDir ?? io.cwd)
-      : [{ kind: 'builtin', name: underAgent(io) ? 'agent' : 'default' }]
+  const entries = selectEntries(specs, io, config)
   const builtins = entries.filter((e): e is Extract<Entry, { kind: 'builtin' }> => e.kind === 'builtin')
   if (io.env.GITHUB_ACTIONS === 'true' && !builtins.some((e) => e.name === 'github-actions')) {
     const stdoutTaken = builtins.some((e) => DOCUMENTS.has(e.name) && !e.file)

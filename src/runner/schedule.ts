@@ -6,7 +6,7 @@ import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary, 
 import { checkDigest } from '../evidence/digest.js'
 import { createRedactor, secretValues } from '../evidence/redact.js'
 import { SIGNING_KEY_ENV } from '../evidence/sign.js'
-import { inputsFingerprint, workspaceFingerprint } from '../evidence/fingerprint.js'
+import { inputsFingerprint, inputsWarnings, workspaceFingerprint } from '../evidence/fingerprint.js'
 import { summarize } from '../verdict/summary.js'
 import { isFailing } from '../verdict/verdict.js'
 import { executeCheck } from './run-check.js'
@@ -93,6 +93,8 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
   checklist.startedAt = now().toISOString()
   const workspace = options.workspace ?? (await workspaceFingerprint(protocol.rootDir))
   checklist.workspace = workspace
+  // Found while the checks run; a listing that fails fails their fingerprints too, with the reason.
+  const warnings = inputsWarnings(protocol.rootDir, protocol.checks, workspace).catch((): string[] => [])
   const logDir = options.logDir === undefined ? join(protocol.rootDir, '.verify', 'logs') : options.logDir
   const baseEnv = baseEnvironment(options.env ?? process.env)
   // Library callers get the same masking as the CLI unless they bring their own.
@@ -219,8 +221,10 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
   }
   options.signal?.removeEventListener('abort', onOuterAbort)
   checklist.finishedAt = now().toISOString()
-  return summarize(checklist.results, protocol.strictMode, {
+  const summary = summarize(checklist.results, protocol.strictMode, {
     interrupted: options.signal?.aborted ?? false,
     ...(logDir ? { logDir: relative(protocol.rootDir, logDir) || '.' } : {}),
   })
+  summary.warnings.push(...(await warnings))
+  return summary
 }

@@ -190,6 +190,83 @@ describe.concurrent('workspace binding in a git repository', { timeout: 90_000 }
   })
 })
 
+describe.concurrent('binding covers what the code is', { timeout: 90_000 }, () => {
+  it('committing exactly the verified tree keeps the evidence valid; HEAD is recorded for information', async () => {
+    const p = await recorded()
+    p.write('src/new.ts', 'export const added = true\n')
+    const run = await p.verify('run')
+    expect(run.code, diagnose(run)).toBe(0)
+    const before = p.evidence().workspace
+    p.git('add', '-A')
+    p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'the verified tree')
+    const judged = await judge(p)
+    expect(judged.code, diagnose(judged.result)).toBe(0)
+    expect(judged.checks.every((c) => c.valid)).toBe(true)
+    expect(before.git?.head).toMatch(/^[0-9a-f]{40}$/)
+    expect(before.git?.dirty).toBe(true)
+  })
+
+  it('an edit to a file flagged assume-unchanged or skip-worktree makes the evidence stale', async () => {
+    const p = await recorded()
+    p.git('update-index', '--assume-unchanged', 'src/app.ts')
+    p.git('update-index', '--skip-worktree', 'docs/guide.md')
+    expect((await judge(p)).code).toBe(0)
+    p.write('src/app.ts', 'export const app = "hidden from git status"\n')
+    p.write('docs/guide.md', '# hidden too\n')
+    expect(p.git('status', '--porcelain')).toBe('')
+    const judged = await judge(p)
+    expect(judged.code).toBe(3)
+    expect(status(judged, 'build')).toMatchObject({ status: 'stale', valid: false })
+    expect(status(judged, 'build').reason).toContain('src/app.ts')
+    expect(status(judged, 'docs')).toMatchObject({ status: 'stale', valid: false })
+  })
+
+  it('evidence recorded in packages/a is not valid in packages/b, even with identical checks and content', async () => {
+    const p = project('validity-git', { git: true })
+    for (const pkg of ['a', 'b']) {
+      for (const file of ['verify.config.ts', 'src/app.ts', 'src/util.ts', 'docs/guide.md', 'bin/count.mjs']) p.write(`packages/${pkg}/${file}`, p.read(file))
+    }
+    p.git('add', '-A')
+    p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'two packages')
+    const inA = await p.verify('run', [], { cwd: p.path('packages/a') })
+    expect(inA.code, diagnose(inA)).toBe(0)
+    expect((await p.verify('check', [], { cwd: p.path('packages/a') })).code).toBe(0)
+    p.write('packages/b/.verify/evidence.json', p.read('packages/a/.verify/evidence.json'))
+    const inB = await p.verify('check', ['--json'], { cwd: p.path('packages/b') })
+    expect(inB.code, diagnose(inB)).toBe(3)
+    const judged = JSON.parse(inB.stdout) as Judged
+    expect(status(judged, 'build')).toMatchObject({ status: 'stale', valid: false })
+    expect(status(judged, 'docs')).toMatchObject({ status: 'stale', valid: false })
+  })
+
+  it('a nested repository without commits is a clear error (exit 2), never an unexpected one', async () => {
+    const p = await recorded()
+    p.git('init', '-q', 'src/vendored')
+    p.write('src/vendored/index.ts', 'export {}\n')
+    for (const command of ['run', 'check']) {
+      const result = await p.verify(command)
+      expect(result.code, diagnose(result)).toBe(2)
+      expect(result.stderr).toMatch(/src\/vendored .*is a git repository without commits/)
+      expect(result.stderr).not.toMatch(/unexpected error/)
+      expect(result.stderr).not.toMatch(STACK_LINE)
+    }
+    expect(p.executions()).toHaveLength(2)
+  })
+
+  it('an `inputs` pattern that matches no file is a warning naming it, in the run and in `verify check`', async () => {
+    const p = project('validity-git', { git: true })
+    p.write('verify.config.ts', p.read('verify.config.ts').replace("inputs: ['docs/**']", "inputs: ['dcos/**', 'docs/**']"))
+    const run = await p.verify('run')
+    expect(run.code, diagnose(run)).toBe(0)
+    expect(run.stdout).toMatch(/"docs".*"dcos\/\*\*" matches no file/)
+    expect(p.evidence().summary.warnings).toEqual([expect.stringMatching(/"dcos\/\*\*" matches no file/)])
+    const check = await p.verify('check')
+    expect(check.code, diagnose(check)).toBe(0)
+    expect(check.stdout).toMatch(/"docs".*"dcos\/\*\*" matches no file/)
+    expect(check.stdout).not.toMatch(/docs\/\*\*" matches/)
+  })
+})
+
 describe.concurrent('workspace binding outside git', { timeout: 90_000 }, () => {
   it('a file hash: an edit makes it stale; node_modules and .verify do not count', async () => {
     const p = await recorded({ git: false })

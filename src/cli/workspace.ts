@@ -1,0 +1,53 @@
+// The workspace as a command sees it: the fingerprint, with what verify itself writes left out (SPEC §7).
+import { workspaceFingerprint } from '../evidence/fingerprint.js'
+import { besideEvidence, describeOutputs, siblingEvidence, unchangedOutputs } from '../evidence/outputs.js'
+import { verifySignature } from '../evidence/sign.js'
+import type { EvidenceFile, OutputFile, WorkspaceInfo } from '../types.js'
+import type { CommandContext } from './context.js'
+
+export interface CommandWorkspace {
+  workspace: WorkspaceInfo
+  /** What was left out (absolute paths): pass it again to fingerprint the same workspace later in the run. */
+  leaveOut: string[]
+  /** Outputs the evidence recorded that are still unchanged: a new evidence file records them again. */
+  carried: string[]
+}
+
+export interface WorkspaceSources {
+  /** The evidence file this command reads: its recorded outputs are left out while their content is unchanged. */
+  recorded?: EvidenceFile | null | undefined
+  /** Files this command itself writes, such as reporter outputs. */
+  writes?: readonly string[]
+}
+
+/**
+ * Fingerprints the project, leaving out (when git does not track them) the evidence file of this command and what
+ * verify writes beside it, other shards' evidence files beside it, the files this command writes, and the outputs
+ * the evidence recorded — these only from evidence this command trusts (signed, when a key is set) and only while
+ * their content is what verify wrote.
+ */
+export async function commandWorkspace(context: CommandContext, sources: WorkspaceSources = {}): Promise<CommandWorkspace> {
+  const { protocol } = context.loaded
+  const recorded = sources.recorded
+  const trusted = recorded && (!context.signingKey || verifySignature(recorded, context.signingKey).valid) ? recorded : null
+  const [beside, siblings, carried] = await Promise.all([
+    besideEvidence(context.evidencePath, protocol.checks.map((c) => c.id)),
+    siblingEvidence(context.evidencePath),
+    unchangedOutputs(context.evidencePath, trusted),
+  ])
+  const leaveOut = [...beside, ...siblings, ...(sources.writes ?? []), ...carried]
+  return { workspace: await workspaceFingerprint(protocol.rootDir, { leaveOut }), leaveOut, carried }
+}
+
+/**
+ * What a merged evidence file at `target` records as verify's outputs: the shards' files, what verify wrote beside
+ * them (logs, approvals) and the outputs they recorded that are still unchanged — so that `verify check` of the
+ * merged file leaves them out as each shard's run did.
+ */
+export async function mergedOutputs(target: string, shards: readonly { path: string; file: EvidenceFile }[]): Promise<OutputFile[]> {
+  const files: string[] = []
+  for (const { path, file } of shards) {
+    files.push(...(await besideEvidence(path, file.checks.map((c) => c.id))), ...(await unchangedOutputs(path, file)))
+  }
+  return describeOutputs(target, files.filter((file) => file !== target))
+}

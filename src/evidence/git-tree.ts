@@ -1,0 +1,245 @@
+// The working tree as git would commit it, read through a temporary index (the real one is never touched): files
+// flagged assume-unchanged or skip-worktree by their real content, submodules by their own working trees.
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import * as path from 'node:path'
+import { promisify } from 'node:util'
+import { VerifyError } from '../errors.js'
+import { readIndex, type IndexEntry } from './git-index.js'
+
+const execFileAsync = promisify(execFile)
+
+const SMALL_OUTPUT = 1024 * 1024
+export const LARGE_OUTPUT = 256 * 1024 * 1024
+const GITLINK = '160000'
+const DIRECTORY = '040000'
+const IGNORED_NAMED = /^The following paths are ignored by one of your \.gitignore files:$/m
+
+export interface Repo {
+  /** Absolute top of the work tree. */
+  top: string
+  /** rootDir relative to `top`, `''` or ending in `/`. */
+  prefix: string
+  /** Absolute path of the real index (it may not exist yet). */
+  index: string
+  /** Bytes of an object id: 20 (SHA-1) or 32 (SHA-256); 0 when git did not say. */
+  objectBytes: number
+  /** HEAD and its tree, null before the first commit. */
+  head: string | null
+  headTree: string | null
+}
+
+export interface WorkTree {
+  /** The tree `git write-tree` gives for the working tree. */
+  tree: string
+  /** The tree differs from HEAD's (or there is no HEAD), here or in a submodule. */
+  dirty: boolean
+  /** Each checked-out submodule's working tree, by its path from the top (nested ones included). */
+  submodules: Record<string, string>
+}
+
+const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
+
+/**
+ * The repository rootDir belongs to, with its HEAD, or null when git is missing or refuses. One process: the
+ * fingerprint's time is mostly the processes it starts.
+ */
+export async function findRepo(rootDir: string): Promise<Repo | null> {
+  let output: string
+  try {
+    output = await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'index', '--show-object-format', 'HEAD', 'HEAD^{tree}', '--'])
+  } catch (error) {
+    if (!isGitUnavailable(error)) throw error
+    // Before the first commit git prints all but HEAD, then fails on it.
+    const partial = String((error as { stdout?: unknown }).stdout ?? '')
+    if (partial.split('\n').length < 5) return null
+    output = partial
+  }
+  const [top = '', prefix = '', index = '', format = '', head = '', headTree = ''] = output.split('\n')
+  if (!top || !index) return null
+  const known = OBJECT_ID.test(head) && OBJECT_ID.test(headTree)
+  return {
+    top,
+    prefix,
+    index: path.resolve(rootDir, index),
+    objectBytes: format === 'sha256' ? 32 : format === 'sha1' ? 20 : 0,
+    head: known ? head : null,
+    headTree: known ? headTree : null,
+  }
+}
+
+/** A project in a folder its enclosing repo ignores (say a home directory tracked with `*`) is not that repo's work. */
+export async function isIgnored(rootDir: string): Promise<boolean> {
+  try {
+    await git(rootDir, ['check-ignore', '-q', '--', '.'])
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The working tree of `repo` as `git add -A` would record it, without the untracked paths in `leaveOut` (relative to
+ * the top, `/`-separated): a tracked path is never left out.
+ */
+export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise<WorkTree> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'verify-index-'))
+  const env = { GIT_INDEX_FILE: path.join(dir, 'index') }
+  try {
+    await copyIndex(repo.index, env.GIT_INDEX_FILE)
+    // The copy is read, not the real index: git may rewrite that one meanwhile.
+    const entries = await indexEntries(repo, env)
+    await clearFlags(repo.top, entries, env)
+    const tracked = entries.filter((e) => leaveOut.some((out) => e.path === out || e.path.startsWith(`${out}/`))).map((e) => e.path)
+    let stderr: string
+    try {
+      const excluded = leaveOut.map((out) => `:(exclude,literal)${out}`)
+      stderr = await run(repo.top, ['add', '-A', '--', '.', ...excluded], env).then(
+        (result) => result.stderr,
+        (error: unknown) => {
+          // Naming an ignored path, even to exclude it, makes git exit 1 after adding everything else.
+          const message = String((error as { stderr?: unknown }).stderr ?? '')
+          if ((error as { code?: unknown }).code === 1 && IGNORED_NAMED.test(message) && !/^(fatal|error):/m.test(message)) return message
+          throw error
+        },
+      )
+      // Leaving a folder out must not hide what git tracks inside it.
+      if (tracked.length > 0) await run(repo.top, ['add', '-u', '--', ...tracked.map((file) => `:(literal)${file}`)], env)
+    } catch (error) {
+      throw addFailure(repo.top, error)
+    }
+    const tree = (await git(repo.top, ['write-tree'], { env })).trim()
+    // Repositories inside this one: the submodules it knows, and those `git add -A` just met.
+    const embedded = [...stderr.matchAll(/^warning: adding embedded git repository: (.*)$/gm)].map((m) => m[1] as string)
+    const gitlinks = [...new Set([...entries.filter((e) => e.mode === GITLINK).map((e) => e.path), ...embedded])]
+    const submodules: Record<string, string> = {}
+    let dirty = tree !== repo.headTree
+    for (const link of gitlinks.toSorted()) {
+      const top = path.join(repo.top, link)
+      if (!existsSync(path.join(top, '.git'))) continue // not checked out: the recorded commit is all there is
+      const inner = leaveOut.filter((out) => out.startsWith(`${link}/`)).map((out) => out.slice(link.length + 1))
+      const subRepo = await findRepo(top)
+      if (!subRepo) continue
+      const sub = await workTree({ ...subRepo, top, prefix: '' }, inner)
+      submodules[link] = sub.tree
+      for (const [nested, nestedTree] of Object.entries(sub.submodules)) submodules[`${link}/${nested}`] = nestedTree
+      dirty ||= sub.dirty
+    }
+    return { tree, dirty, submodules }
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+// Read from the file when its format is known, else listed by git (`-v` tags: lower case when assume-unchanged,
+// `S`/`s` when skip-worktree).
+async function indexEntries(repo: Repo, env: { GIT_INDEX_FILE: string }): Promise<IndexEntry[]> {
+  const read = repo.objectBytes > 0 ? await readIndex(env.GIT_INDEX_FILE, repo.objectBytes) : null
+  if (read) return read
+  const output = await git(repo.top, ['ls-files', '-v', '-s', '-z'], { env, maxBuffer: LARGE_OUTPUT })
+  const entries: IndexEntry[] = []
+  // Each entry: `<tag> <mode> <object> <stage>\t<path>`.
+  for (const line of output.split('\0')) {
+    const tab = line.indexOf('\t')
+    if (tab < 0) continue
+    const [tag = '', mode = ''] = line.slice(0, tab).split(' ')
+    entries.push({ path: line.slice(tab + 1), mode, assumeUnchanged: tag !== tag.toUpperCase(), skipWorktree: tag.toUpperCase() === 'S' })
+  }
+  return entries
+}
+
+/**
+ * Flags that make git skip a file (assume-unchanged, skip-worktree) would hide its edits: they are cleared in the
+ * temporary index. In a sparse checkout a skip-worktree file that is absent lies outside the cone: it keeps its flag,
+ * so it counts as recorded rather than as deleted.
+ */
+async function clearFlags(top: string, entries: readonly IndexEntry[], env: Record<string, string>): Promise<void> {
+  const assumed = entries.filter((e) => e.assumeUnchanged).map((e) => e.path)
+  // A sparse index's directory entries stand for files outside the cone: they keep their flag.
+  let skipped = entries.filter((e) => e.skipWorktree && e.mode !== DIRECTORY).map((e) => e.path)
+  if (skipped.length > 0 && (await sparseCheckout(top))) skipped = skipped.filter((file) => existsSync(path.join(top, file)))
+  // update-index applies one of these flags per call.
+  for (const [flag, files] of [['--no-assume-unchanged', assumed], ['--no-skip-worktree', skipped]] as const) {
+    if (files.length > 0) await git(top, ['update-index', flag, '-z', '--stdin'], { env, input: `${files.join('\0')}\0` })
+  }
+}
+
+async function sparseCheckout(top: string): Promise<boolean> {
+  try {
+    return (await git(top, ['config', '--bool', 'core.sparseCheckout'])).trim() === 'true'
+  } catch {
+    return false // unset
+  }
+}
+
+function addFailure(top: string, error: unknown): VerifyError {
+  const stderr = String((error as { stderr?: unknown }).stderr ?? '')
+  const unborn = /^error: '(.*?)\/?' does not have a commit checked out$/m.exec(stderr)
+  if (unborn) {
+    return new VerifyError(
+      'E_WORKSPACE',
+      `Cannot fingerprint the workspace: ${unborn[1]} (in ${top}) is a git repository without commits, and git cannot record it as part of the code. Commit something in it, remove it, or add it to .gitignore.`,
+      { cause: error },
+    )
+  }
+  return new VerifyError('E_WORKSPACE', `Cannot fingerprint the workspace: \`git add -A\` into a temporary index failed in ${top}: ${gitMessage(error)}`, {
+    cause: error,
+  })
+}
+
+// The copy keeps git's stat cache, so `git add -A` rehashes only files changed since git last looked.
+async function copyIndex(from: string, to: string): Promise<void> {
+  let mtimeNs: bigint
+  try {
+    mtimeNs = (await stat(from, { bigint: true })).mtimeNs
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return // a fresh repo has no index yet
+    throw error
+  }
+  await copyFile(from, to)
+  // Git treats entries not older than the index file as "racily clean" and rereads them; keeping the
+  // original mtime (rounded down, never later) keeps that protection intact.
+  const seconds = Number(mtimeNs / 1000n - 1n) / 1e6
+  await utimes(to, seconds, seconds)
+}
+
+interface GitOptions {
+  env?: Record<string, string>
+  maxBuffer?: number
+  input?: string
+}
+
+/** Runs git in `cwd` with an environment no hook or caller can redirect; resolves to its stdout. */
+export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<string> {
+  return (await run(cwd, args, options.env, options)).stdout
+}
+
+async function run(cwd: string, args: string[], extraEnv: Record<string, string> = {}, options: GitOptions = {}): Promise<{ stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  // Inherited from a git hook these would point git at another repository or index.
+  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_PREFIX']) delete env[name]
+  Object.assign(env, { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' }, extraEnv)
+  const child = execFileAsync('git', args, {
+    cwd,
+    env,
+    encoding: 'utf8',
+    maxBuffer: options.maxBuffer ?? SMALL_OUTPUT,
+    windowsHide: true,
+  })
+  if (options.input !== undefined) child.child.stdin?.end(options.input)
+  return child
+}
+
+// Git not installed (ENOENT) or it refused (not a repository, unsafe owner): fingerprint without git.
+function isGitUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code
+  return code === 'ENOENT' || typeof code === 'number'
+}
+
+function gitMessage(error: unknown): string {
+  const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim()
+  const lines = stderr.split('\n')
+  return lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? (error as Error).message
+}
