@@ -9,11 +9,11 @@ import { boundLiveOutput } from '../../src/reporters/live-budget.js'
 import type { Reporter } from '../../src/reporters/types.js'
 import type { CheckResult, ResolvedCheck } from '../../src/types.js'
 import { BIN, cleanup, fixture, readEvidence, sandbox } from '../e2e/helpers.js'
+import { MIB, watchPeakRss } from './support.js'
 
 afterAll(cleanup)
 
-const FLOOD_BYTES = 256 * 1024 * 1024
-const MiB = 1024 * 1024
+const FLOOD_BYTES = 256 * MIB
 
 /** SHA-256 of what `fixtures/bin/flood.mjs <total>` prints. */
 function floodSha(total: number): string {
@@ -33,23 +33,14 @@ interface ReaderReport {
 /** Runs verify with its stdout going into a slow reader; returns its exit code and its peak RSS (VmHWM). */
 async function runIntoSlowReader(args: readonly string[], dir: string, slowForMs: number): Promise<{ code: number | null; peakMiB: number; report: ReaderReport }> {
   const reportFile = `${dir}/reader.json`
-  const reader = spawn(process.execPath, [fixture('bin/slow-reader.mjs'), String(MiB), String(slowForMs), reportFile], { stdio: ['pipe', 'ignore', 'inherit'] })
+  const reader = spawn(process.execPath, [fixture('bin/slow-reader.mjs'), String(MIB), String(slowForMs), reportFile], { stdio: ['pipe', 'ignore', 'inherit'] })
   const verify = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', reader.stdin, 'ignore'], env: { ...process.env, NO_COLOR: '1', CI: '1', E2E_TMP: dir } })
   // The reader sees the end of its input only when no one else holds the pipe's writing end.
   reader.stdin.destroy()
-  let peakKiB = 0
-  const sample = () => {
-    try {
-      const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${verify.pid}/status`, 'utf8'))
-      if (match) peakKiB = Math.max(peakKiB, Number(match[1]))
-    } catch {
-      // Exited between two samples: the last reading stands (VmHWM only grows).
-    }
-  }
-  const timer = setInterval(sample, 20)
+  const peak = watchPeakRss(verify.pid as number)
   const deadline = setTimeout(() => verify.kill('SIGKILL'), 90_000)
   const code = await new Promise<number | null>((resolve) => verify.once('exit', (c) => resolve(c)))
-  clearInterval(timer)
+  const peakKiB = peak.stop()
   clearTimeout(deadline)
   await new Promise((resolve) => reader.once('close', resolve))
   return { code, peakMiB: peakKiB / 1024, report: JSON.parse(readFileSync(reportFile, 'utf8')) as ReaderReport }
@@ -103,7 +94,7 @@ describe('boundLiveOutput', () => {
 
   test('the note comes before the check\'s end even when the reader is still behind, and every other hook goes through', () => {
     const { reporter, seen } = recorder()
-    const bounded = boundLiveOutput(reporter, { backlog: () => 10 * MiB, logFile: (id) => `${id}.log` })
+    const bounded = boundLiveOutput(reporter, { backlog: () => 10 * MIB, logFile: (id) => `${id}.log` })
     bounded.onCheckOutput?.(check, 'z'.repeat(500), 'stderr')
     bounded.onCheckEnd?.(check, result)
     void bounded.onRunEnd?.({} as never)

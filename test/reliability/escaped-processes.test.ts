@@ -3,8 +3,8 @@
 // is found by verify's environment tag and killed, the evidence saying so. Nothing may outlive verify: every test
 // looks for its processes by the sandbox folder in their environment, not only by the pids they wrote.
 import { afterAll, describe, expect, test } from 'vitest'
-import { findTagged } from '../../src/runner/procfs.js'
 import { cleanup, diagnose, fixture, readPids, sandbox, sleep, survivors, waitForFile, type Sandbox } from '../e2e/helpers.js'
+import { processesWithEnv } from './support.js'
 
 afterAll(cleanup)
 
@@ -12,7 +12,7 @@ const ESCAPED = fixture('escaped')
 
 /** Live processes started for this sandbox (they all carry E2E_TMP=<dir>), after giving them `withinMs` to die. */
 async function leftBehind(box: Sandbox, withinMs = 500): Promise<number[]> {
-  return survivors(findTagged('E2E_TMP', box.dir), withinMs)
+  return survivors(processesWithEnv('E2E_TMP', box.dir), withinMs)
 }
 
 describe('escaped processes', () => {

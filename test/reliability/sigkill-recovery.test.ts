@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { findTagged } from '../../src/runner/procfs.js'
 import { cleanup, diagnose, fixture, isAlive, sandbox, sleep, survivors, waitForFile, type Sandbox } from '../e2e/helpers.js'
+import { processesWithEnv } from './support.js'
 
 afterAll(cleanup)
 
@@ -16,7 +16,7 @@ const SIGKILL = fixture('sigkill')
 
 /** Live processes started for this sandbox: every check process carries E2E_TMP=<dir> in its environment. */
 function tagged(box: Sandbox): number[] {
-  return findTagged('E2E_TMP', box.dir).filter(isAlive)
+  return processesWithEnv('E2E_TMP', box.dir).filter(isAlive)
 }
 
 async function deadPid(): Promise<number> {
