@@ -114,7 +114,7 @@ describe('one run at a time per evidence file', () => {
     expect(approve.code, diagnose(approve)).toBe(2)
     expect(approve.stderr).toContain(`pid ${first.child.pid}`)
     expect(existsSync(box.path('approvals.json'))).toBe(false)
-    const merge = await box.run(['merge', shard.evidencePath])
+    const merge = await box.run(['merge', shard.evidencePath, '--cwd', LOCK])
     expect(merge.code, diagnose(merge)).toBe(2)
     expect(merge.stderr).toContain(`pid ${first.child.pid}`)
     const check = await box.run(['check', 'hold', '--cwd', LOCK])
