@@ -15,11 +15,13 @@ import { CONFIG_OPTIONS, commandContext, maskedIO, type CommandContext } from '.
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
 import { commandWorkspace } from './workspace.js'
+import { lockEvidence, optionalWaitValue } from './lock.js'
 
 export const APPROVE_OPTIONS = {
   by: { type: 'string' },
   note: { type: 'string' },
   protocol: { type: 'string' },
+  wait: { type: 'string' },
   ...CONFIG_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -82,7 +84,7 @@ async function updatedEvidence(context: CommandContext, workspace: WorkspaceInfo
 }
 
 export async function approveCommand(argv: string[], rawIO: CliIO): Promise<number> {
-  const { values, positionals } = parse('approve', argv, APPROVE_OPTIONS)
+  const { values, positionals } = parse('approve', optionalWaitValue(argv), APPROVE_OPTIONS)
   const [checkId, ...extra] = positionals
   if (!checkId || extra.length > 0) throw new VerifyUsageError('verify approve takes one check id: `verify approve <checkId> [--by name] [--note text]`')
   const context = await commandContext(rawIO, values, values.protocol)
@@ -105,6 +107,26 @@ export async function approveCommand(argv: string[], rawIO: CliIO): Promise<numb
       `Protocol "${protocol.name}" accepts only approvals given by a person at a terminal (approvals: 'tty'), and this one has no terminal on stdin and stdout. Run \`npx verify approve ${checkId}\` in an interactive terminal.`,
     )
   }
+  // The approvals and the evidence file are written like a run writes them: one writer at a time.
+  const lock = await lockEvidence(io, context.evidencePath, values.wait, `verify approve ${checkId}`)
+  const endSignals = lock.exitOnSignals()
+  try {
+    if (lock.note) io.stderr(`verify: ${lock.note}\n`)
+    return await approveLocked(context, check, io, values, atTerminal)
+  } finally {
+    endSignals()
+    lock.release()
+  }
+}
+
+async function approveLocked(
+  context: CommandContext,
+  check: ResolvedCheck,
+  io: CliIO,
+  values: { by?: string | undefined; note?: string | undefined },
+  atTerminal: boolean,
+): Promise<number> {
+  const { protocol } = context.loaded
   const stored = await readEvidenceFile(context.evidencePath)
   const { workspace } = await commandWorkspace(context, { recorded: stored.ok ? stored.file : null })
   const note = values.note === undefined ? null : context.redact(values.note)

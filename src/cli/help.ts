@@ -24,6 +24,7 @@ Run options:
   --reuse               run only checks without valid evidence; reuse the rest
   --shard i/n           run the i-th of n deterministic shares (dependencies kept together)
   --no-interactive      never offer to approve manual checks at the terminal
+  --wait[=<duration>]   another run holds the evidence file: wait for it (at most <duration>), not exit 2
   --reporter name[=file] default | verbose | json | junit | markdown | github-actions | agent
                         (repeatable; replaces the default)
   --evidence <path>     where to write the evidence (default .verify/evidence.json)
@@ -65,6 +66,7 @@ Options:
   --by <name>           who approves (default: git user.name, else the login name)
   --note <text>         why, or what was looked at
   --protocol <name>     the protocol the check belongs to (default: "default")
+  --wait[=<duration>]   another run holds the evidence file: wait for it (at most <duration>), not exit 2
   --evidence <path>  --config <file>  --cwd <dir>
 `
 
@@ -77,6 +79,7 @@ writes one evidence file whose verdict covers the whole protocol. A missing shar
 
 Options:
   --evidence <path>     where to write the merged file (default .verify/evidence.json)
+  --wait[=<duration>]   another run holds that file: wait for it (at most <duration>), not exit 2
   --protocol-from <ref> judge against the protocol as the config at this git ref defines it (e.g. origin/main)
   --max-age 5m          freshness window (default: the config's maxAge, else 5m)
   --config <file>  --cwd <dir>  --no-color

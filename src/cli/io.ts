@@ -15,6 +15,8 @@ export interface CliIO {
   prompt?: (question: string) => Promise<string | null>
   /** All of stdin as text, bounded in size and time (`verify hook` reads the agent's JSON with it). */
   readStdin?: (maxBytes: number, timeoutMs: number) => Promise<string>
+  /** Bytes written and not yet taken by the reader (a slow pipe); live output is held to a budget by it. */
+  backlog?: () => number
   /**
    * verify's own terminal control (a live redraw) and GitHub Actions workflow commands, written as they are apart from
    * secret masking: the one way past the output layer (see output.ts). Only built-in reporters use it.
@@ -44,6 +46,7 @@ export function processIO(): CliIO {
     ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
     ...(process.stdin.isTTY ? { prompt: ask } : {}),
     readStdin: (maxBytes, timeoutMs) => readStream(process.stdin, maxBytes, timeoutMs),
+    backlog: () => Math.max(process.stdout.writableLength, process.stderr.writableLength),
   }
 }
 

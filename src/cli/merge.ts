@@ -18,11 +18,13 @@ import { CONFIG_OPTIONS, commandContext, maskedIO } from './context.js'
 import { exitCodeOfVerdict } from './exit-code.js'
 import type { CliIO } from './io.js'
 import { commandWorkspace, mergedOutputs } from './workspace.js'
+import { lockEvidence, optionalWaitValue } from './lock.js'
 
 export const MERGE_OPTIONS = {
   ...CONFIG_OPTIONS,
   'protocol-from': { type: 'string' },
   'max-age': { type: 'string' },
+  wait: { type: 'string' },
   color: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -78,7 +80,7 @@ async function readShards(cwd: string, paths: readonly string[]): Promise<Loaded
 }
 
 export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number> {
-  const { values, positionals } = parse('merge', argv, MERGE_OPTIONS)
+  const { values, positionals } = parse('merge', optionalWaitValue(argv), MERGE_OPTIONS)
   if (positionals.length === 0) throw new VerifyUsageError('verify merge needs the shards\' evidence files: `verify merge shard-1.json shard-2.json --evidence .verify/evidence.json`')
   const files = await readShards(rawIO.cwd, positionals)
   const first = (files[0] as Loaded).file
@@ -110,7 +112,15 @@ export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number
   const total = first.shard?.total ?? files.length
   if (files.length < total) summary.issues.unshift(`Only ${files.length} of ${total} shards were merged`)
   const merged = sealEvidence({ ...combined, workspace: { ...combined.workspace, outputs }, checks, summary }, context.redact, context.signingKey)
-  await writeEvidenceFile(context.evidencePath, merged)
+  const lock = await lockEvidence(io, context.evidencePath, values.wait, 'verify merge')
+  const endSignals = lock.exitOnSignals()
+  try {
+    if (lock.note) io.stderr(`verify: ${lock.note}\n`)
+    await writeEvidenceFile(context.evidencePath, merged)
+  } finally {
+    endSignals()
+    lock.release()
+  }
   const c = pc.createColors(useColor(io, values.color))
   io.stdout(`${c.bold('verify merge')} ${c.dim(`· ${files.length} shard${files.length === 1 ? '' : 's'} · protocol ${untrusted(merged.protocol.name)}`)}\n`)
   io.stdout(` ${c.dim('Checks ')} ${summary.passed} passed · ${summary.failed} failed · ${summary.skipped} skipped · ${summary.cancelled ? `${summary.cancelled} cancelled · ` : ''}${summary.pending} pending (${summary.total})\n`)

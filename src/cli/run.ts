@@ -1,5 +1,5 @@
 // `verify [run] [protocol]`: load, run under supervision, write evidence, report, exit by the verdict.
-import { relative } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { evidenceLocationProblem } from '../evidence/location.js'
 import { buildEvidenceFile } from '../evidence/record.js'
 import { EvidenceNotWrittenError } from '../evidence/room.js'
@@ -9,9 +9,11 @@ import { changedFiles, workspaceFingerprint } from '../evidence/fingerprint.js'
 import { describeOutputs } from '../evidence/outputs.js'
 import { VerifyUsageError } from '../errors.js'
 import { combineReporters } from '../reporters/index.js'
+import { boundLiveOutput } from '../reporters/live-budget.js'
 import { createReporters, reportFiles, useColor } from '../reporters/select.js'
 import { createChecklist, runVerification, selectChecks } from '../runner/schedule.js'
 import { partitionShards, parseShard } from '../runner/shard.js'
+import { cleanDeadRuns, describeCleanup, openRegistry, type RunRegistry } from '../runner/registry.js'
 import { killAllGroups } from '../runner/spawn.js'
 import { nameFiles } from '../verdict/check-evidence.js'
 import { summarize } from '../verdict/summary.js'
@@ -19,6 +21,7 @@ import { canPrompt, promptApprovals } from './approve.js'
 import { duration, list, parse, positiveInt } from './args.js'
 import { CONFIG_OPTIONS, commandContext, maskedIO, saveEvidence } from './context.js'
 import { exitCodeOfSignal, exitCodeOfVerdict } from './exit-code.js'
+import { lockEvidence, optionalWaitValue } from './lock.js'
 import type { EvidenceFile, WorkspaceInfo } from '../types.js'
 import type { CliIO } from './io.js'
 import type { Reporter } from '../reporters/types.js'
@@ -37,6 +40,7 @@ export const RUN_OPTIONS = {
   reuse: { type: 'boolean' },
   shard: { type: 'string' },
   interactive: { type: 'boolean' },
+  wait: { type: 'string' },
   ...CONFIG_OPTIONS,
   color: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -57,9 +61,6 @@ function ignoreUnwritten(error: unknown): void {
   if (!(error instanceof EvidenceNotWrittenError)) throw error
 }
 
-// Last resort: if verify exits for any reason, no check's process group outlives it.
-const killEveryGroup = () => killAllGroups('SIGKILL')
-
 /** What a caller inside verify (the agent hook) can hand a run beyond its flags. */
 export interface RunExtras {
   /** Replace the reporters the flags and config would choose (the hook renders its own answer). */
@@ -69,7 +70,7 @@ export interface RunExtras {
 }
 
 export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras = {}): Promise<number> {
-  const { values, positionals } = parse('run', argv, RUN_OPTIONS)
+  const { values, positionals } = parse('run', optionalWaitValue(argv), RUN_OPTIONS)
   if (positionals.length > 1) throw new VerifyUsageError(`verify run takes one protocol name, got: ${positionals.join(' ')}`)
   const context = await commandContext(rawIO, values, positionals[0], {
     ...(values.sequential ? { parallel: false } : {}),
@@ -96,21 +97,39 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
   const invocation = ['npx verify run', positionals[0], ...(['config', 'cwd', 'evidence'] as const).flatMap((flag) => (values[flag] ? [`--${flag}`, values[flag]] : []))]
     .filter(Boolean)
     .join(' ')
-  const reporter = combineReporters(extras.reporters ?? (await createReporters(values.reporter, io, color, context.loaded, { invocation })))
+  const reporters = combineReporters(extras.reporters ?? (await createReporters(values.reporter, io, color, context.loaded, { invocation })))
+  // A reader slower than a check's output must not grow verify's memory: live output is cut to what it takes.
+  const { backlog } = io
+  const reporter = backlog
+    ? boundLiveOutput(reporters, { backlog, logFile: (id) => relative(io.cwd, join(context.logDir, `${id}.log`)) || `${id}.log` })
+    : reporters
 
-  // Computed once: every check, the reuse of earlier evidence and the drift check below use this fingerprint.
   const reports = reportFiles(values.reporter, io, context.loaded).filter((report) => report.file !== evidencePath)
   const writes = reports.map((report) => report.file)
-  const previous = await readEvidenceFile(evidencePath)
-  const { workspace, leaveOut, carried } = await commandWorkspace(context, { recorded: previous.ok ? previous.file : null, writes })
   const shard = values.shard ? parseShard(values.shard) : undefined
   const shardChecks = shard ? new Set(partitionShards(protocol.checks, shard.total)[shard.index - 1]) : undefined
+
+  // One run at a time per evidence file, from before the old evidence is read until the new one is written.
+  const lock = await lockEvidence(io, evidencePath, values.wait, `verify run${positionals[0] ? ` ${positionals[0]}` : ''}`)
+  const endInterim = lock.exitOnSignals()
+  const fail = (error: unknown): never => {
+    endInterim()
+    lock.release()
+    throw error
+  }
+  // What runs killed before they could clean up left behind: processes (by group and by tag) and temporary files.
+  const evidenceDir = dirname(evidencePath)
+  const registryDir = join(evidenceDir, 'run')
+  const cleaned = describeCleanup(cleanDeadRuns(registryDir, [evidenceDir]))
+  // Computed once: every check, the reuse of earlier evidence and the drift check below use this fingerprint.
+  const previous = await readEvidenceFile(evidencePath).catch(fail)
+  const { workspace, leaveOut, carried } = await commandWorkspace(context, { recorded: previous.ok ? previous.file : null, writes }).catch(fail)
   const prior = await priorResults(context, workspace, {
     reuse: values.reuse ?? false,
     // Other shards' checks are not "left out": their evidence comes from their own jobs, through `verify merge`.
     selected: shard ? new Set(protocol.checks.map((c) => c.id)) : selectChecks(protocol.checks, only, skip),
     ...(shard ? { shard } : {}),
-  })
+  }).catch(fail)
   const { settled } = prior
   const shownLogDir = relative(protocol.rootDir, context.logDir) || '.'
   const checklist = createChecklist(protocol)
@@ -135,12 +154,19 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
     interrupted = signal
     controller.abort(signal)
   }
+  endInterim()
   const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal) => {
     const handler = () => onSignal(signal)
     process.on(signal, handler)
     return [signal, handler] as const
   })
-  process.on('exit', killEveryGroup)
+  const registry: RunRegistry = openRegistry(registryDir, checklist.runId)
+  // Last resort: if verify exits for any reason, no check's process (in its group or escaped) outlives it.
+  const killEverything = () => {
+    killAllGroups('SIGKILL')
+    registry.close()
+  }
+  process.on('exit', killEverything)
   const onExtraAbort = () => onSignal('SIGTERM')
   if (extras.signal?.aborted) onExtraAbort()
   extras.signal?.addEventListener('abort', onExtraAbort, { once: true })
@@ -170,6 +196,8 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
         summary = summarize(checklist.results, protocol.strictMode, { interrupted: true, logDir: shownLogDir })
       }
     }
+    if (cleaned) summary.warnings.unshift(cleaned)
+    if (lock.note) summary.warnings.unshift(lock.note)
     // Only checks that ran could have changed the workspace.
     if (!interrupted && checklist.results.some((r) => r.evidence && !r.evidence.reused && r.evidence.command !== null)) {
       const warning = await workspaceDrift(protocol.rootDir, workspace, leaveOut)
@@ -218,7 +246,9 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
     return interrupted ? exitCodeOfSignal(interrupted) : exitCodeOfVerdict(exitVerdict)
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler)
-    process.off('exit', killEveryGroup)
+    process.off('exit', killEverything)
     extras.signal?.removeEventListener('abort', onExtraAbort)
+    registry.close()
+    lock.release()
   }
 }

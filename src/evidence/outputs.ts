@@ -29,7 +29,9 @@ export async function besideEvidence(evidencePath: string, checkIds: readonly st
     // No logs folder yet.
   }
   const ownLogs = names.filter((name) => ids.has(name.replace(/(?:\.attempt-\d+)?\.log$/, '')) && name.endsWith('.log'))
-  return [evidencePath, path.join(dir, 'approvals.json'), ...ownLogs.map((name) => path.join(logs, name))]
+  // The lock and the run registry exist only while verify runs (src/evidence/lock.ts, src/runner/registry.ts).
+  const running = [`${evidencePath}.lock`, `${evidencePath}.lock.takeover`, path.join(dir, 'run')]
+  return [evidencePath, path.join(dir, 'approvals.json'), ...ownLogs.map((name) => path.join(logs, name)), ...running]
 }
 
 /**

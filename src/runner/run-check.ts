@@ -6,6 +6,7 @@ import { OutputCapture } from './capture.js'
 import { commandText } from './command-text.js'
 import { runFunctionCheck, type FunctionRunResult } from './function-check.js'
 import { spawnSupervised } from './spawn.js'
+import { RUN_TAG_ENV } from './registry.js'
 import { readTestReport } from './test-report.js'
 
 export interface CheckRunContext {
@@ -82,7 +83,7 @@ async function attemptOnce(check: ResolvedCheck, ctx: CheckRunContext, attempt: 
     // `expect` is judged on the whole output as it streams, not on the excerpt kept in the evidence.
     watch: [check.expect?.output, check.expect?.notOutput].filter((p): p is RegExp | string => p !== undefined),
   })
-  const env: Record<string, string> = { ...ctx.baseEnv, ...check.env, VERIFY_CHECK_ID: check.id, VERIFY_RUN_ID: ctx.runId }
+  const env: Record<string, string> = { ...ctx.baseEnv, ...check.env, VERIFY_CHECK_ID: check.id, [RUN_TAG_ENV]: ctx.runId }
   // Checks that read other checks' output (the strict preset's error-free) find the logs of this run here.
   if (ctx.logDir) env.VERIFY_LOG_DIR = ctx.logDir
   const spawn =
@@ -121,6 +122,11 @@ async function attemptOnce(check: ResolvedCheck, ctx: CheckRunContext, attempt: 
   return { status, reason, spawn, output, ...(tests ? { tests } : {}) }
 }
 
+// What supervision had to do beyond the group, for the evidence (and the summary's warnings).
+function supervisionNotes(spawn: FunctionRunResult): Record<string, unknown> {
+  return { ...(spawn.escaped ? { escaped: spawn.escaped } : {}), ...(spawn.outputHeld ? { outputHeld: true } : {}) }
+}
+
 /** Runs a command or function check with its retries. Manual checks are not run here. */
 export async function executeCheck(check: ResolvedCheck, ctx: CheckRunContext): Promise<CheckResult> {
   const now = ctx.now ?? (() => new Date())
@@ -143,7 +149,7 @@ export async function executeCheck(check: ResolvedCheck, ctx: CheckRunContext): 
     checkDigest: ctx.checkDigest,
     output: result.output,
     error: result.status === 'error' ? result.reason : null,
-    metadata: result.spawn.metadata ?? {},
+    metadata: { ...result.spawn.metadata, ...supervisionNotes(result.spawn) },
   }
   if (result.tests) evidence.tests = result.tests
   if (attempts > 1) {

@@ -1,8 +1,16 @@
 // Runs one command in its own process group and supervises it: timeout, cancellation, leftovers, stdin closed.
+import { randomBytes } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { spawn } from 'node:child_process'
 import { timerDelay } from '../duration.js'
 import type { OutputCapture } from './capture.js'
+import { commandOf, findTagged, killPids, readStat, startTimeOf } from './procfs.js'
+
+/** Set in every supervised process's environment, unique per spawn: how processes that left the group are found. */
+export const SPAWN_TAG_ENV = 'VERIFY_SPAWN_ID'
+
+// Checks that ran longer than this are swept through every process: pids may have wrapped around meanwhile.
+const FULL_SWEEP_AFTER_MS = 2000
 
 export interface SpawnOptions {
   /** A shell command, or argv run without a shell. */
@@ -15,8 +23,14 @@ export interface SpawnOptions {
   /** Aborting it stops the command the same way a timeout does (fail-fast, interrupt). */
   signal?: AbortSignal
   capture: OutputCapture
-  /** How long output may keep flowing from leftovers after the main process exited. */
+  /** How long output may keep flowing from leftovers after the main process exited (default 2 s, within the timeout). */
   drainMs?: number
+}
+
+/** A process of the command that had left its process group (setsid, a double fork) and was killed. */
+export interface EscapedProcess {
+  pid: number
+  command: string
 }
 
 export interface SpawnResult {
@@ -27,14 +41,49 @@ export interface SpawnResult {
   /** Why the command could not run at all (missing binary, bad cwd), in words. */
   error: string | null
   durationMs: number
+  /** Processes found by the spawn's environment tag outside its group once it ended, and killed. */
+  escaped?: EscapedProcess[]
+  /** Leftovers still held the output open when the drain window closed: verify stopped reading it. */
+  outputHeld?: boolean
 }
 
-/** Process groups alive right now, so an interrupted `verify` can kill every one of them synchronously. */
-const liveGroups = new Set<number>()
+/**
+ * Process groups alive right now (pgid → the leader's start time), so an interrupted `verify` can kill every one of
+ * them synchronously and a registry on disk can name them for the next run if verify itself is killed.
+ */
+const liveGroups = new Map<number, string | null>()
+const groupListeners = new Set<(groups: ReadonlyMap<number, string | null>) => void>()
+
+/** Calls `listener` with the live groups each time one starts or ends; returns the function that stops it. */
+export function watchGroups(listener: (groups: ReadonlyMap<number, string | null>) => void): () => void {
+  groupListeners.add(listener)
+  return () => groupListeners.delete(listener)
+}
+
+function groupsChanged(): void {
+  for (const listener of groupListeners) listener(liveGroups)
+}
 
 /** Sends a signal to every live process group. Safe to call from a signal or exit handler. */
 export function killAllGroups(signal: NodeJS.Signals = 'SIGKILL'): void {
-  for (const pgid of liveGroups) killGroup(pgid, signal)
+  for (const pgid of liveGroups.keys()) killGroup(pgid, signal)
+}
+
+/**
+ * Kills every process whose environment carries `name=value`, a few rounds in case they fork meanwhile. Members of
+ * `exceptGroup` are left out: that group was signalled already and its members are not escapees. `bornAfter`: see
+ * `findTagged`.
+ */
+export function killTagged(name: string, value: string, exceptGroup?: number, bornAfter?: number): EscapedProcess[] {
+  const killed = new Map<number, EscapedProcess>()
+  for (let round = 0; round < 3; round++) {
+    const found = findTagged(name, value, bornAfter).filter((pid) => !killed.has(pid) && (exceptGroup === undefined || readStat(pid)?.pgid !== exceptGroup))
+    if (found.length === 0) break
+    const named = found.map((pid) => ({ pid, command: commandOf(pid) }))
+    const reached = new Set(killPids(found))
+    for (const entry of named) if (reached.has(entry.pid)) killed.set(entry.pid, entry)
+  }
+  return [...killed.values()]
 }
 
 function killGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -67,12 +116,13 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
   if (options.signal?.aborted) return { ...base, cancelled: true, error: null, durationMs: 0 }
 
   const { command } = options
+  const tag = randomBytes(8).toString('hex')
   const shell = typeof command === 'string'
   const [file, ...args] = shell ? [command] : (command as readonly string[])
   // Own process group (detached) so the whole tree can be signalled; stdin closed so nothing waits for input.
   const subprocess = spawn(file as string, args, {
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [SPAWN_TAG_ENV]: tag },
     shell,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -83,10 +133,15 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
     subprocess.once('close', (code, signal) => resolve({ code, signal }))
   })
   const pgid = subprocess.pid
-  if (pgid !== undefined) liveGroups.add(pgid)
+  if (pgid !== undefined) {
+    liveGroups.set(pgid, startTimeOf(pgid))
+    groupsChanged()
+  }
 
   let timedOut = false
   let cancelled = false
+  let exited = false
+  let endDrain: (() => void) | undefined
   let graceTimer: NodeJS.Timeout | undefined
   const stop = () => {
     if (pgid === undefined || graceTimer) return
@@ -97,9 +152,12 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
     timedOut = true
     stop()
   }, timerDelay(options.timeoutMs))
+  const timeoutAt = Date.now() + options.timeoutMs
   const onAbort = () => {
     cancelled = true
-    stop()
+    // The main process is gone already: nothing left to wait for but leftovers' output.
+    if (exited) endDrain?.()
+    else stop()
   }
   options.signal?.addEventListener('abort', onAbort, { once: true })
 
@@ -114,9 +172,12 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
     })
   }
 
-  // Once the main process exits, whatever is left of its group gets until the pipes close (at most drainMs).
+  // Once the main process exits, whatever is left of its group gets until the pipes close: at most drainMs, and not
+  // past the check's timeout (with a moment to read what the main process left in the pipe).
   let drainTimer: NodeJS.Timeout | undefined
+  let outputHeld = false
   subprocess.once('exit', () => {
+    exited = true
     clearTimeout(timeoutTimer)
     if (pgid === undefined) return
     const streams = [subprocess.stdout, subprocess.stderr].filter((s) => s !== null && !s.closed)
@@ -127,7 +188,14 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
     }
     if (open === 0) return reap()
     for (const stream of streams) stream?.once('close', () => --open === 0 && reap())
-    drainTimer = setTimeout(reap, options.drainMs ?? 2000)
+    // A process that left the group (setsid) can hold the pipes for ever: stop reading them so the check ends.
+    endDrain = () => {
+      if (open === 0) return
+      outputHeld = true
+      reap()
+      for (const stream of streams) stream?.destroy()
+    }
+    drainTimer = setTimeout(endDrain, Math.min(options.drainMs ?? 2000, Math.max(200, timeoutAt - Date.now())))
   })
 
   const result = await closed
@@ -135,10 +203,15 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
   clearTimeout(graceTimer)
   clearTimeout(drainTimer)
   options.signal?.removeEventListener('abort', onAbort)
+  let escaped: EscapedProcess[] = []
   if (pgid !== undefined) {
-    // The main process is gone and the pipes are closed or drained: nothing of the group may outlive the check.
+    // The main process is gone and the pipes are closed or drained: nothing of the group may outlive the check,
+    // nor anything it started that left the group.
     killGroup(pgid, 'SIGKILL')
+    // A short check cannot have gone through the whole pid space: only pids handed out since its own are read.
+    escaped = killTagged(SPAWN_TAG_ENV, tag, pgid, elapsed() < FULL_SWEEP_AFTER_MS ? pgid : undefined)
     liveGroups.delete(pgid)
+    groupsChanged()
   }
 
   let error: string | null = null
@@ -153,5 +226,7 @@ export async function spawnSupervised(options: SpawnOptions): Promise<SpawnResul
     cancelled: cancelled && !timedOut,
     error,
     durationMs: elapsed(),
+    ...(escaped.length > 0 ? { escaped } : {}),
+    ...(outputHeld ? { outputHeld } : {}),
   }
 }

@@ -56,6 +56,22 @@ function describe(result: CheckResult, options: Required<Pick<SummaryOptions, 'l
   }
 }
 
+// Processes a check left that verify had to kill outside its group, or that held its output open (SPEC §4).
+function supervisionWarnings(result: CheckResult): string[] {
+  const evidence = result.evidence
+  if (!evidence || evidence.reused) return []
+  const escaped = evidence.metadata?.escaped
+  const held = evidence.metadata?.outputHeld === true
+  const parts: string[] = []
+  if (Array.isArray(escaped) && escaped.length > 0) {
+    const named = escaped.map((p: { pid?: unknown; command?: unknown }) => `${p.pid}${p.command ? ` \`${p.command}\`` : ''}`).join(', ')
+    const what = escaped.length === 1 ? 'a process' : `${escaped.length} processes`
+    parts.push(`left ${what} outside its process group (setsid or a double fork), found by verify's environment tag and killed: ${named}`)
+  }
+  if (held) parts.push('what it left held its output open after it exited, so verify stopped reading at the end of the drain window (the output may be cut)')
+  return parts.length > 0 ? [`"${result.id}" ${parts.join('; ')}`] : []
+}
+
 /** Summarises a checklist's results. Pure: the same results always give the same summary. */
 export function summarize(results: readonly CheckResult[], strictMode: boolean, options: SummaryOptions = {}): Summary {
   const opts = { logDir: options.logDir ?? '.verify/logs', command: options.command ?? 'npx verify' }
@@ -101,6 +117,7 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
     summary.issues.unshift(...options.source.issues.map((issue) => issue.charAt(0).toUpperCase() + issue.slice(1)))
     summary.recommendations.unshift(...options.source.recommendations.filter((r, i, all) => all.indexOf(r) === i && !summary.recommendations.includes(r)))
   }
+  for (const result of results) summary.warnings.push(...supervisionWarnings(result))
   if (options.interrupted) summary.issues.unshift('The run was interrupted before every check settled')
   if (summary.passed + summary.failed === 0 && verdict === 'incomplete' && summary.issues.length === 0) {
     summary.issues.push('No check ran')
