@@ -113,7 +113,8 @@ async function decide(adapter: AgentAdapter, event: StopEvent | Error, values: R
   if (event instanceof Error) {
     reason = `verify could not read the stop event, so the work is not verified: ${event.message}`
   } else {
-    const flags = [...(positional ? [positional] : []), '--reuse', '--no-interactive', '--no-color']
+    // Subagents that stop at once run one after another (the evidence file's lock), within the budget.
+    const flags = [...(positional ? [positional] : []), '--reuse', '--no-interactive', '--no-color', `--wait=${Math.floor(runBudget(budgetMs))}ms`]
     for (const name of ['config', 'evidence'] as const) if (values[name]) flags.push(`--${name}`, values[name] as string)
     const run = await runProtocol(projectDir, io, flags, budgetMs)
     verdict = run.outcome?.summary.verdict ?? 'incomplete'
