@@ -5,8 +5,9 @@ import { resolveProtocol } from './config/normalize.js'
 import { checkDigest } from './evidence/digest.js'
 import { inputsFingerprint, workspaceFingerprint } from './evidence/fingerprint.js'
 import { executeCheck } from './runner/run-check.js'
-import { baseEnvironment } from './runner/schedule.js'
-import type { CheckResult, ResolvedCheck, ResolvedProtocol } from './types.js'
+import { baseEnvironment, runChecks, type RunOptions } from './runner/schedule.js'
+import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary } from './types.js'
+import { summarize } from './verdict/summary.js'
 
 /** A check of the array form: a definition with its id. */
 export type CheckWithId = CheckDefinition & { id: string }
@@ -53,4 +54,12 @@ export async function runSingleCheck(check: ResolvedCheck, options: RunSingleChe
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onOutput ? { onOutput: options.onOutput } : {}),
   })
+}
+
+/** Runs every check of the checklist (its results are updated in place) and returns the summary with the verdict. */
+export async function runVerification(checklist: Checklist, options: RunOptions = {}): Promise<Summary> {
+  const run = await runChecks(checklist, options)
+  const summary = summarize(checklist.results, checklist.protocol.strictMode, { interrupted: run.interrupted, ...(run.logDir ? { logDir: run.logDir } : {}) })
+  summary.warnings.push(...run.warnings)
+  return summary
 }

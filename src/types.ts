@@ -245,3 +245,26 @@ export interface EvidenceFile {
   summary: Summary
   signature?: { alg: 'hmac-sha256'; value: string }
 }
+
+/** What a run hands its reporters at the end. */
+export interface RunOutcome {
+  checklist: Checklist
+  summary: Summary
+  /** The evidence file as written. */
+  file: EvidenceFile
+  /** Where it was written (absolute). */
+  evidencePath: string
+  /** The signal that interrupted the run, if any. */
+  interrupted: 'SIGINT' | 'SIGTERM' | 'SIGHUP' | null
+}
+
+/** A reporter: optional lifecycle hooks, as in Vitest. */
+export interface Reporter {
+  onRunStart?(checklist: Checklist): void | Promise<void>
+  onCheckStart?(check: ResolvedCheck, result: CheckResult): void
+  /** Decoded output as it arrives (ANSI kept, secrets masked). */
+  onCheckOutput?(check: ResolvedCheck, chunk: string, stream: 'stdout' | 'stderr'): void
+  /** The check is settled: `result.status` and `result.evidence` are final for this run. */
+  onCheckEnd?(check: ResolvedCheck, result: CheckResult): void
+  onRunEnd?(outcome: RunOutcome): void | Promise<void>
+}

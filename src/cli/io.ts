@@ -1,27 +1,16 @@
 // The CLI's view of its process, injectable so commands can be tested in process.
 import { createInterface } from 'node:readline/promises'
+import type { ReporterHost } from '../reporters/options.js'
 import { readStream } from './stdin.js'
-export interface CliIO {
-  stdout: (text: string) => void
-  stderr: (text: string) => void
-  env: NodeJS.ProcessEnv
-  cwd: string
-  /** stdout is an interactive terminal. */
-  isTTY: boolean
-  rows?: number
-  /** Terminal width, when stdout is one. */
-  columns?: number
+
+/** The process as commands see it: where reporters write (ReporterHost), plus what only the CLI needs. */
+export interface CliIO extends ReporterHost {
   /** Asks a person a question on the terminal; null when the input was closed (Ctrl-D). Absent without a terminal. */
   prompt?: (question: string) => Promise<string | null>
   /** All of stdin as text, bounded in size and time (`verify hook` reads the agent's JSON with it). */
   readStdin?: (maxBytes: number, timeoutMs: number) => Promise<string>
   /** Bytes written and not yet taken by the reader (a slow pipe); live output is held to a budget by it. */
   backlog?: () => number
-  /**
-   * verify's own terminal control (a live redraw) and GitHub Actions workflow commands, written as they are apart from
-   * secret masking: the one way past the output layer (see output.ts). Only built-in reporters use it.
-   */
-  unguarded?: { stdout: (text: string) => void; stderr: (text: string) => void }
 }
 
 // A reader that went away (`verify | head`) must not crash the run: the evidence is still written. Nor does

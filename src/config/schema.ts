@@ -1,7 +1,7 @@
 // The one zod schema of the configuration. Types of the DSL are inferred from it; JSON Schema is generated from it.
 import { z } from 'zod'
 import { DURATION_RULE, parseDurationSetting, type Duration } from '../duration.js'
-import type { Reporter } from '../reporters/types.js'
+import type { Reporter } from '../types.js'
 import type { RunFunction } from '../types.js'
 
 export const CHECK_ID_PATTERN = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/

@@ -1,5 +1,4 @@
 // Reporters are plug-ins: a failing one must not take the run, its evidence or the other reporters down.
-import type { CliIO } from '../cli/io.js'
 import { HOOKS } from './custom.js'
 import { untrusted } from './safe-text.js'
 import type { Reporter } from './types.js'
@@ -8,7 +7,7 @@ import type { Reporter } from './types.js'
  * A reporter whose failures cannot stop the run: a hook that throws (or rejects) is reported once on stderr and
  * the reporter is left out from then on, so the checks still settle and the evidence is still written.
  */
-export function guardReporter(reporter: Reporter, label: string, io: Pick<CliIO, 'stderr'>): Reporter {
+export function guardReporter(reporter: Reporter, label: string, io: { stderr: (text: string) => void }): Reporter {
   let failed = false
   const fail = (hook: string, error: unknown) => {
     if (failed) return

@@ -29,3 +29,21 @@ export interface ReporterOptions {
   /** The environment of the run (e.g. `GITHUB_STEP_SUMMARY`); reporters only read it. */
   env: Readonly<Record<string, string | undefined>>
 }
+
+/** What choosing the reporters needs of the process they write to (the CLI's IO has all of it). */
+export interface ReporterHost {
+  stdout: (text: string) => void
+  stderr: (text: string) => void
+  env: NodeJS.ProcessEnv
+  cwd: string
+  /** stdout is an interactive terminal. */
+  isTTY: boolean
+  rows?: number
+  /** Terminal width, when stdout is one. */
+  columns?: number
+  /**
+   * verify's own terminal control (a live redraw) and GitHub Actions workflow commands, written as they are apart from
+   * secret masking: the one way past the output layer (cli/output.ts). Only built-in reporters use it.
+   */
+  unguarded?: { stdout: (text: string) => void; stderr: (text: string) => void }
+}

@@ -3,16 +3,15 @@
 import { resolve } from 'node:path'
 import { detectAgent } from 'std-env'
 import { z } from 'zod'
-import type { CliIO } from '../cli/io.js'
 import { reporterEntrySchema, type ReporterEntry } from '../config/schema.js'
 import { VerifyUsageError } from '../errors.js'
 import { asReporter, loadReporterModule } from './custom.js'
 import { guardReporter } from './guard.js'
 import { isReporterName, REPORTERS, type ReporterName } from './index.js'
-import type { ReporterOptions } from './options.js'
+import type { ReporterHost, ReporterOptions } from './options.js'
 import type { Reporter } from './types.js'
 
-export function useColor(io: CliIO, flag: boolean | undefined): boolean {
+export function useColor(io: ReporterHost, flag: boolean | undefined): boolean {
   if (flag !== undefined) return flag
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false
   if (io.env.FORCE_COLOR !== undefined) return io.env.FORCE_COLOR !== '0'
@@ -85,11 +84,11 @@ function fromCli(specs: readonly string[], cwd: string): Entry[] {
 }
 
 // std-env reads the process's own environment: an injected environment (tests) is never taken for an agent's.
-function underAgent(io: CliIO): boolean {
+function underAgent(io: ReporterHost): boolean {
   return io.env === process.env && detectAgent().name !== undefined
 }
 
-function selectEntries(specs: readonly string[] | undefined, io: CliIO, config?: ReporterConfigSource): Entry[] {
+function selectEntries(specs: readonly string[] | undefined, io: ReporterHost, config?: ReporterConfigSource): Entry[] {
   const configured = config ? configuredReporters(config.raw, config.protocol.name) : undefined
   if (specs?.length) return fromCli(specs, io.cwd)
   if (configured?.length) return fromConfig(configured, config?.rootDir ?? io.cwd)
@@ -100,7 +99,7 @@ function selectEntries(specs: readonly string[] | undefined, io: CliIO, config?:
  * The files the run's built-in reporters will write (absolute): verify's own output, never part of the code.
  * `copy`: the file is a copy of the evidence (the `json` reporter).
  */
-export function reportFiles(specs: readonly string[] | undefined, io: CliIO, config?: ReporterConfigSource): { file: string; copy: boolean }[] {
+export function reportFiles(specs: readonly string[] | undefined, io: ReporterHost, config?: ReporterConfigSource): { file: string; copy: boolean }[] {
   return selectEntries(specs, io, config).flatMap((entry) => (entry.kind === 'builtin' && entry.file ? [{ file: entry.file, copy: entry.name === 'json' }] : []))
 }
 
@@ -112,7 +111,7 @@ export function reportFiles(specs: readonly string[] | undefined, io: CliIO, con
  */
 export async function createReporters(
   specs: readonly string[] | undefined,
-  io: CliIO,
+  io: ReporterHost,
   color: boolean,
   config?: ReporterConfigSource,
   run: Pick<ReporterOptions, 'invocation'> = {},
@@ -125,7 +124,7 @@ export async function createReporters(
     entries.push({ kind: 'builtin', name: 'github-actions', toStderr: stdoutTaken })
   }
   // The terminal's width, from an IO that knows it.
-  const width: unknown = (io as CliIO & { columns?: unknown }).columns
+  const width: unknown = (io as ReporterHost & { columns?: unknown }).columns
   const columns = typeof width === 'number' && Number.isInteger(width) && width > 0 ? width : undefined
   // A live redraw moves the cursor over what it drew last: only safe when nothing else writes to stdout.
   const onStdout = entries.filter((e) => e.kind !== 'builtin' || (!e.file && !e.toStderr)).length

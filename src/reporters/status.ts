@@ -5,8 +5,7 @@ import type { CheckResult, CheckStatus, Verdict } from '../types.js'
 
 type Colors = ReturnType<typeof pc.createColors>
 
-/** Statuses that make the verdict `rejected` when the check is required. */
-export const FAILING: ReadonlySet<CheckStatus> = new Set(['failed', 'timed_out', 'error'])
+export { FAILING } from '../status.js'
 
 /** The status in words: `timed out`, `pending manual`, …. */
 export function statusText(status: CheckStatus): string {

@@ -1,26 +1,8 @@
-// The reporter interface: optional lifecycle hooks, as in Vitest. Reporters print; the engine never does.
-import type { CheckResult, Checklist, EvidenceFile, ResolvedCheck, Summary } from '../types.js'
+// The reporter interface (declared in types.ts, where the runner and the config meet it too) and how several
+// reporters are combined. Reporters print; the engine never does.
+import type { Reporter } from '../types.js'
 
-export interface RunOutcome {
-  checklist: Checklist
-  summary: Summary
-  /** The evidence file as written. */
-  file: EvidenceFile
-  /** Where it was written (absolute). */
-  evidencePath: string
-  /** The signal that interrupted the run, if any. */
-  interrupted: NodeJS.Signals | null
-}
-
-export interface Reporter {
-  onRunStart?(checklist: Checklist): void | Promise<void>
-  onCheckStart?(check: ResolvedCheck, result: CheckResult): void
-  /** Decoded output as it arrives (ANSI kept, secrets masked). */
-  onCheckOutput?(check: ResolvedCheck, chunk: string, stream: 'stdout' | 'stderr'): void
-  /** The check is settled: `result.status` and `result.evidence` are final for this run. */
-  onCheckEnd?(check: ResolvedCheck, result: CheckResult): void
-  onRunEnd?(outcome: RunOutcome): void | Promise<void>
-}
+export type { Reporter, RunOutcome } from '../types.js'
 
 /** Fans every hook out to several reporters, in order. */
 export function combineReporters(reporters: readonly Reporter[]): Required<Reporter> {

@@ -1,14 +1,12 @@
 // Runs a checklist: dependencies first, up to `concurrency` at once, fail-fast and interruption by cancellation.
 import { randomUUID } from 'node:crypto'
 import { join, relative } from 'node:path'
-import type { Reporter } from '../reporters/types.js'
-import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary, WorkspaceInfo } from '../types.js'
+import { isFailing } from '../status.js'
+import type { CheckResult, Checklist, Reporter, ResolvedCheck, ResolvedProtocol, WorkspaceInfo } from '../types.js'
 import { checkDigest } from '../evidence/digest.js'
 import { createRedactor, secretValues } from '../evidence/redact.js'
 import { SIGNING_KEY_ENV } from '../evidence/sign.js'
 import { inputsFingerprint, inputsWarnings, workspaceFingerprint } from '../evidence/fingerprint.js'
-import { summarize } from '../verdict/summary.js'
-import { isFailing } from '../verdict/verdict.js'
 import { executeCheck } from './run-check.js'
 
 export interface RunOptions {
@@ -85,8 +83,20 @@ export function baseEnvironment(env: NodeJS.ProcessEnv): Record<string, string> 
   return out
 }
 
-/** Runs every check of the checklist; returns its summary. The checklist's results are updated in place. */
-export async function runVerification(checklist: Checklist, options: RunOptions = {}): Promise<Summary> {
+/** What a run of the checks leaves beside the checklist's results, for the summary. */
+export interface ChecksRun {
+  interrupted: boolean
+  /** The log folder relative to the project, for recommendations; absent when no logs are written. */
+  logDir?: string
+  /** Warnings found while running (an `inputs` pattern that matches no file). */
+  warnings: string[]
+}
+
+/**
+ * Runs every check of the checklist, updating its results in place. The runner only runs: the summary and verdict
+ * are the verdict layer's (`runVerification` in api.ts joins the two).
+ */
+export async function runChecks(checklist: Checklist, options: RunOptions = {}): Promise<ChecksRun> {
   const { protocol } = checklist
   const reporter = options.reporter ?? {}
   const now = options.now ?? (() => new Date())
@@ -221,10 +231,9 @@ export async function runVerification(checklist: Checklist, options: RunOptions 
   }
   options.signal?.removeEventListener('abort', onOuterAbort)
   checklist.finishedAt = now().toISOString()
-  const summary = summarize(checklist.results, protocol.strictMode, {
+  return {
     interrupted: options.signal?.aborted ?? false,
     ...(logDir ? { logDir: relative(protocol.rootDir, logDir) || '.' } : {}),
-  })
-  summary.warnings.push(...(await warnings))
-  return summary
+    warnings: await warnings,
+  }
 }

@@ -1,12 +1,10 @@
 // The verdict, in one place, by one rule (SPEC §6.2). Everything else asks this function.
+import { isFailing } from '../status.js'
 import type { CheckResult, CheckStatus, Verdict } from '../types.js'
 
-const FAILING: ReadonlySet<CheckStatus> = new Set(['failed', 'timed_out', 'error'])
-const RAN: ReadonlySet<CheckStatus> = new Set(['passed', 'failed', 'timed_out', 'error'])
+export { isFailing } from '../status.js'
 
-export function isFailing(status: CheckStatus): boolean {
-  return FAILING.has(status)
-}
+const RAN: ReadonlySet<CheckStatus> = new Set(['passed', 'failed', 'timed_out', 'error'])
 
 export interface VerdictOptions {
   strictMode: boolean

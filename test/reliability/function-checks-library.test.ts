@@ -4,7 +4,8 @@
 import { afterAll, describe, expect, test } from 'vitest'
 import { createProtocol } from '../../src/api.js'
 import { loadVerifyConfig } from '../../src/config/load.js'
-import { createChecklist, runVerification } from '../../src/runner/schedule.js'
+import { runVerification } from '../../src/api.js'
+import { createChecklist } from '../../src/runner/schedule.js'
 import { cleanup, fixture } from '../e2e/helpers.js'
 
 afterAll(cleanup)

@@ -103,7 +103,7 @@ export function checklistOf(results: CheckResult[], options: { name?: string; st
 export interface OutcomeOptions {
   name?: string
   strictMode?: boolean
-  interrupted?: NodeJS.Signals
+  interrupted?: 'SIGINT' | 'SIGTERM' | 'SIGHUP'
   /** Makes it a shard's run: `{ index, total, checks }`. */
   shard?: { index: number; total: number; checks: string[] }
 }

@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { ProtocolDefinition } from '../../src/config/define.js'
 import { resolveProtocol, type ProtocolOverrides } from '../../src/config/normalize.js'
 import type { Reporter } from '../../src/reporters/types.js'
-import { createChecklist, runVerification, type RunOptions } from '../../src/runner/schedule.js'
+import { runVerification } from '../../src/api.js'
+import { createChecklist, type RunOptions } from '../../src/runner/schedule.js'
 import type { CheckResult, Checklist, FunctionCheckResult } from '../../src/types.js'
 
 const rootDir = mkdtempSync(join(tmpdir(), 'verify-schedule-'))
