@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs'
 
-const entry = new URL('../dist/cli/main.js', import.meta.url)
+const entry = new URL('../dist/cli.js', import.meta.url)
 if (!existsSync(entry)) {
   process.stderr.write('verify: the package is not built (no dist/). Run `npm run build` in verify-protocol first.\n')
   process.exit(2)

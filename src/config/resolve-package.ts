@@ -39,7 +39,7 @@ export function resolvePath(entry: string, fromDir: string): Resolution {
   return { error: `no file or folder at ${path}` }
 }
 
-type Exports = string | null | readonly Exports[] | { [key: string]: Exports }
+export type Exports = string | null | readonly Exports[] | { [key: string]: Exports }
 
 function target(value: Exports, conditions: readonly string[], star: string | undefined): string | null {
   if (value === null) return null

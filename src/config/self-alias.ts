@@ -1,0 +1,44 @@
+// When the bundled CLI loads a config that imports `verify-protocol`, and that import reaches this very package, the
+// config gets the bundle's copy of the public API (dist/cli-api.js, whose modules the CLI already holds) instead of
+// loading the library's ~100 modules a second time. Same package, same version, same code: only loading is saved.
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { TOOL } from '../version.js'
+import { resolveExports, resolvePackage, type Exports } from './resolve-package.js'
+
+/** jiti aliases (specifier → file) for a config in `rootDir`; none when not bundled or the import reaches another copy. */
+export function selfAlias(rootDir: string): Record<string, string> {
+  // Only the bundle has dist/cli-api.js beside the module holding this code (tsc's output and the sources do not).
+  const api = new URL('./cli-api.js', import.meta.url)
+  if (api.protocol !== 'file:' || !existsSync(api)) return {}
+  const packageDir = fileURLToPath(new URL('..', import.meta.url))
+  const reached = resolvePackage(TOOL.name, rootDir)
+  const library = new URL('./index.js', import.meta.url)
+  if (!('file' in reached) || !existsSync(library) || reached.file !== realpathSync(library)) return {}
+  const alias: Record<string, string> = { [TOOL.name]: fileURLToPath(api) }
+  // jiti matches an alias as a prefix (`verify-protocol/presets/node` would become `cli-api.js/presets/node`): every
+  // other export of the package is aliased to the file it names, as Node would resolve it.
+  const { exports } = JSON.parse(readFileSync(`${packageDir}package.json`, 'utf8')) as { exports?: Exports }
+  if (exports && typeof exports === 'object' && !Array.isArray(exports)) {
+    for (const key of Object.keys(exports)) {
+      if (key === '.' || key.includes('*')) continue
+      const found = resolveExports(exports, key)
+      if (found) alias[`${TOOL.name}/${key.slice(2)}`] = fileURLToPath(new URL(found, new URL('..', import.meta.url)))
+    }
+  }
+  return alias
+}
+
+/**
+ * Where jiti keeps the TypeScript transform of each config file and preset: a pure function of the file's content (jiti
+ * stores the source's hash with it and transforms again when it differs). Under the project's node_modules/.cache (never
+ * in the workspace's fingerprinted files), else in a folder of this user's own in the temp dir, not the shared
+ * `/tmp/jiti` another user could write transforms into.
+ */
+export function transformCacheDir(rootDir: string): string {
+  const modules = join(rootDir, 'node_modules')
+  if (existsSync(modules)) return join(modules, '.cache', 'verify-protocol', 'jiti')
+  return join(tmpdir(), `verify-protocol-${process.getuid?.() ?? 'user'}`, 'jiti')
+}
