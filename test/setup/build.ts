@@ -1,4 +1,4 @@
-// The end-to-end tests spawn the built CLI: build it from the current sources before any test runs, unless dist/ is
+// The end-to-end tests spawn the built CLI (tsc's library and the CLI's bundle): build it from the current sources before any test runs, unless dist/ is
 // already newer than every source file (so concurrent test runs do not rewrite dist/ under each other's feet).
 import { execFileSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
@@ -29,4 +29,6 @@ export default function setup(): void {
   const root = fileURLToPath(new URL('../..', import.meta.url))
   if (oldest(join(root, 'dist')) > newest(join(root, 'src'))) return
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
+  // The bin runs the bundle (dist/cli.js): rebuild it from the same sources.
+  execFileSync(process.execPath, ['node_modules/rolldown/bin/cli.mjs', '-c', 'rolldown.config.mjs'], { cwd: root, stdio: 'ignore' })
 }
