@@ -15,7 +15,7 @@ import { resolveMerged, type ProtocolOverrides } from './normalize.js'
 import { configInFolder, findConfigDir, isFile, PACKAGE_JSON_KEY, projectRootOf, RC_FILE } from './files.js'
 import { configTimeoutMs, guardLoading } from './guard.js'
 import { errorSummary, EXPECTED_EXPORT } from './messages.js'
-import { selfAlias, transformCacheDir } from './self-alias.js'
+import { selfAlias, transformCacheDir } from './jiti-options.js'
 
 /** Environment variables, as `process.env` holds them. */
 export type Environment = Readonly<Record<string, string | undefined>>
@@ -90,9 +90,9 @@ function c12Options(env: Environment, context: PresetContext): LoadConfigOptions
     omit$Keys: true,
     merger: mergeConfigObjects as NonNullable<LoadConfigOptions<Record<string, unknown>>['merger']>,
     context: context as unknown as NonNullable<LoadConfigOptions['context']>,
-    // The transform of each file is cached (content-keyed); the module is evaluated afresh on every load (c12 sets
-    // jiti's moduleCache: false): a config may read the environment or other files.
-    jitiOptions: { fsCache: transformCacheDir(context.rootDir), alias: selfAlias(context.rootDir) },
+    // The transform of each file is cached (content-keyed); the module is evaluated afresh on every load, never taken
+    // from a module cache: a config may read the environment or other files, and a stale protocol would approve.
+    jitiOptions: { fsCache: transformCacheDir(context.rootDir, env), moduleCache: false, alias: selfAlias(context.rootDir) },
   }
 }
 

@@ -67,6 +67,15 @@ describe('a TypeScript config is evaluated afresh on every run', () => {
   })
 })
 
+describe('the transform cache', () => {
+  it('is not written with JITI_FS_CACHE=false', async () => {
+    const dir = project('no-cache', `export default { checks: { one: 'true' } as Record<string, string> }\n`)
+    const result = await runCli(['list'], { cwd: dir, env: { JITI_FS_CACHE: 'false' } })
+    expect(ids(result.stdout), diagnose(result)).toEqual(['one'])
+    expect(existsSync(join(dir, 'node_modules', '.cache'))).toBe(false)
+  })
+})
+
 describe('the package as a config imports it from the CLI', () => {
   it('serves the public API and every subpath export', async () => {
     const dir = project(
