@@ -29,7 +29,8 @@ export default defineConfig({
     'cli-api': 'src/index.ts',
   },
   platform: 'node',
-  external: [/^node:/],
+  // jsonc-parser's main file is a UMD module whose require('./impl/…') calls a bundler cannot follow: it stays a package.
+  external: [/^node:/, 'jsonc-parser'],
   plugins: [jitiByRequire],
   resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
   treeshake: true,
