@@ -1,6 +1,7 @@
 // Test evidence recorded where the tests already ran (SPEC §11): a test runner's reporter hands over what its run
 // showed; this binds it to the code as it was when the run started and merges it into the evidence file.
 import { createHash, randomUUID } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
 import type { Environment } from '../config/load.js'
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
@@ -48,6 +49,19 @@ export interface TestRunFacts {
 
 /** Failing tests named in the evidence. */
 export const MAX_FAILURES = 20
+
+// `test.only(`, `it.concurrent.only(`, `describe.only(`, `fit(`, `fdescribe(`: focused tests make the runner skip the
+// others. Neither runner reports focus to reporters, so the source of files that skipped tests is read.
+const FOCUS = /\b(?:test|it|describe|suite)\b[\w.]*\.only\b|\b(?:fit|fdescribe)\s*\(/
+
+/** The first of these test files that focuses tests with `.only` (they skipped tests), or null. */
+export async function focusedFile(files: Iterable<string>): Promise<string | null> {
+  for (const file of files) {
+    const source = await readFile(file, 'utf8').catch(() => '')
+    if (FOCUS.test(source)) return file
+  }
+  return null
+}
 
 /** Picks the check a reporter stands for: the one named, else the protocol's only `test_pass` check. */
 export function testCheckOf(session: EvidenceSession, id: string | undefined): ResolvedCheck {

@@ -1,12 +1,11 @@
 // `verify-protocol/jest/reporter`: records the test check's evidence from Jest's own run (SPEC §11). Jest loads it
 // with require() (Node's require of an ES module) or, failing that, import(); it receives Jest's plain result objects,
 // so only the fields read here are typed.
-import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join, relative } from 'node:path'
 import type { TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
-import { MAX_FAILURES, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
+import { focusedFile, MAX_FAILURES, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
 export interface JestGlobalConfig {
@@ -51,9 +50,6 @@ export interface JestAggregatedResult {
   testResults: JestFileResult[]
 }
 
-// `test.only(`, `it.only(`, `describe.only(`, `fit(`, `fdescribe(`: focused tests make Jest skip the others.
-const FOCUS = /\b(?:test|it|describe)\.only\s*[(.]|\b(?:fit|fdescribe)\s*\(/
-
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g
 
 function jestVersion(rootDir: string): string {
@@ -95,16 +91,6 @@ function failureOf(file: JestFileResult, test: JestAssertion, rootDir: string): 
   return { name: test.fullName, file: relative(rootDir, file.testFilePath), ...(line ? { line } : {}), ...(text ? { message: text.slice(0, 2000) } : {}) }
 }
 
-/** A focused test in a file that skipped tests means `.only` cut the run down. */
-async function focusedFile(results: readonly JestFileResult[]): Promise<string | null> {
-  for (const file of results) {
-    if (file.numPendingTests === 0) continue
-    const source = await readFile(file.testFilePath, 'utf8').catch(() => '')
-    if (FOCUS.test(source)) return file.testFilePath
-  }
-  return null
-}
-
 export async function runFacts(config: JestGlobalConfig, results: JestAggregatedResult): Promise<TestRunFacts> {
   const { rootDir } = config
   const facts: TestRunFacts = {
@@ -130,7 +116,7 @@ export async function runFacts(config: JestGlobalConfig, results: JestAggregated
   if (config.bail > 0 && facts.failed >= config.bail && ranSuites < results.numTotalTestSuites) {
     facts.notFull ??= `bail stopped the run after ${facts.failed} failed test${facts.failed === 1 ? '' : 's'} (${ranSuites} of ${results.numTotalTestSuites} files ran)`
   } else if (results.wasInterrupted) facts.interrupted = true
-  const focused = await focusedFile(results.testResults)
+  const focused = await focusedFile(results.testResults.filter((f) => f.numPendingTests > 0).map((f) => f.testFilePath))
   if (focused) facts.notFull ??= `tests focused with .only / fit in ${relative(rootDir, focused)}: the others were skipped`
   return facts
 }

@@ -3,7 +3,7 @@
 import { relative } from 'node:path'
 import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import type { TestFailure } from '../../types.js'
-import { MAX_FAILURES, type TestRunFacts } from '../test-run.js'
+import { focusedFile, MAX_FAILURES, type TestRunFacts } from '../test-run.js'
 
 type UnhandledErrors = Parameters<NonNullable<Reporter['onTestRunEnd']>>[1]
 type RunEndReason = Parameters<NonNullable<Reporter['onTestRunEnd']>>[2]
@@ -50,13 +50,13 @@ function failureOf(test: TestCase, root: string): TestFailure {
 }
 
 /** Counts, failures and errors of a finished run; `notFull` as found when it started, plus `.only` and bail. */
-export function runFacts(
+export async function runFacts(
   vitest: Vitest,
   testModules: readonly TestModule[],
   unhandledErrors: UnhandledErrors,
   reason: RunEndReason,
   notFullAtStart: string | null,
-): TestRunFacts {
+): Promise<TestRunFacts> {
   const root = vitest.config.root
   const facts: TestRunFacts = {
     runner: 'vitest',
@@ -71,22 +71,23 @@ export function runFacts(
     notFull: notFullAtStart,
     interrupted: false,
   }
-  let focused = false
+  const skipping = new Set<string>()
   for (const module of testModules) {
     for (const error of module.errors()) facts.errors.push(`${relative(root, module.moduleId)}: ${firstLine(error.message) ?? 'error'}`)
     for (const suite of module.children.allSuites()) {
-      if (suite.options.mode === 'only') focused = true
       for (const error of suite.errors()) facts.errors.push(`${suite.fullName}: ${firstLine(error.message) ?? 'error'}`)
     }
     for (const test of module.children.allTests()) {
-      if (test.options.mode === 'only') focused = true
       const { state } = test.result()
       if (state === 'passed') facts.passed++
       else if (state === 'failed') {
         facts.failed++
         if (facts.failures.length < MAX_FAILURES) facts.failures.push(failureOf(test, root))
       } else if (test.options.mode === 'todo') facts.todo++
-      else facts.skipped++
+      else {
+        facts.skipped++
+        skipping.add(module.moduleId)
+      }
     }
   }
   if (reason === 'interrupted') {
@@ -94,6 +95,7 @@ export function runFacts(
     if (bail && facts.failed >= bail) facts.notFull ??= `bail stopped the run after ${facts.failed} failed test${facts.failed === 1 ? '' : 's'} (bail: ${bail})`
     else facts.interrupted = true
   }
-  if (focused) facts.notFull ??= 'tests focused with .only: the others were skipped'
+  const focused = await focusedFile(skipping)
+  if (focused) facts.notFull ??= `tests focused with .only in ${relative(root, focused)}: the others were skipped`
   return facts
 }

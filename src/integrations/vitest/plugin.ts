@@ -5,7 +5,7 @@ import type { Vite, VitestPluginContext } from 'vitest/node'
 import VerifyReporter, { VERIFY_REPORTER, type VerifyReporterOptions } from './reporter.js'
 
 function isVerifyReporter(entry: unknown): boolean {
-  if (Array.isArray(entry)) return typeof entry[0] === 'string' && /verify-protocol\/vitest\/reporter$/.test(entry[0])
+  if (Array.isArray(entry)) return typeof entry[0] === 'string' && entry[0].endsWith('verify-protocol/vitest/reporter')
   return typeof entry === 'object' && entry !== null && VERIFY_REPORTER in entry
 }
 

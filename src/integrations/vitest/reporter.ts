@@ -48,7 +48,7 @@ export default class VerifyReporter implements Reporter {
     this.recording = null
     if (!vitest || !pending) return
     const recording = await pending
-    const facts = runFacts(vitest, testModules, unhandledErrors, reason, this.notFull)
+    const facts = await runFacts(vitest, testModules, unhandledErrors, reason, this.notFull)
     const result = await recording.finish(facts)
     if (this.options.silent) return
     const ran = facts.passed + facts.failed
