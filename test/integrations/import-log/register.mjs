@@ -1,13 +1,8 @@
-// `node --import` this file: every module the process resolves, ES modules (a resolve hook) and CommonJS (the
-// require resolver) alike, is appended to the file named by IMPORT_LOG.
+// `node --import` this file: every module the process loads, ES modules (a resolve hook) and CommonJS (what the
+// require cache holds at exit) alike, is appended to the file named by IMPORT_LOG.
 import { appendFileSync } from 'node:fs'
-import Module, { register } from 'node:module'
+import { createRequire, register } from 'node:module'
 
-const log = process.env.IMPORT_LOG
 register('./hooks.mjs', import.meta.url)
-const resolveFilename = Module._resolveFilename
-Module._resolveFilename = function (...args) {
-  const file = resolveFilename.apply(this, args)
-  appendFileSync(log, `${file}\n`)
-  return file
-}
+const { cache } = createRequire(import.meta.url)
+process.on('exit', () => appendFileSync(process.env.IMPORT_LOG, Object.keys(cache).map((file) => `${file}\n`).join('')))
