@@ -13,6 +13,8 @@ export interface JestGlobalConfig {
   bail: number
   testNamePattern?: string
   testPathPatterns?: { patterns?: readonly string[]; isSet?: () => boolean } | readonly string[]
+  /** Jest 29's form of `testPathPatterns`. */
+  testPathPattern?: string
   onlyChanged?: boolean
   onlyFailures?: boolean
   changedSince?: string
@@ -66,7 +68,8 @@ function jestVersion(rootDir: string): string {
 /** Why the run does not cover the whole suite, from its options alone; null when nothing filtered it. */
 export function partialRunReason(config: JestGlobalConfig): string | null {
   const patterns = config.testPathPatterns
-  const paths = Array.isArray(patterns) ? patterns : ((patterns as { patterns?: readonly string[] } | undefined)?.patterns ?? [])
+  const listed = Array.isArray(patterns) ? patterns : ((patterns as { patterns?: readonly string[] } | undefined)?.patterns ?? [])
+  const paths = [...listed, ...(config.testPathPattern ? [config.testPathPattern] : [])]
   if (config.testNamePattern) return `tests filtered by name (-t ${config.testNamePattern})`
   if (paths.length > 0) return `test files filtered (${paths.join(' ')})`
   if (config.onlyChanged || config.watch) return 'only tests related to changed files ran (-o / --watch)'
