@@ -11,7 +11,7 @@ import { buildEvidenceFile } from '../evidence/record.js'
 import { openEvidenceSession, type EvidenceSession } from '../evidence/session.js'
 import { sealEvidence } from '../evidence/sign.js'
 import { readEvidenceFile, writeEvidenceFile } from '../evidence/store.js'
-import { VerifyError } from '../errors.js'
+import { VerifyConfigError, VerifyError } from '../errors.js'
 import { formatDuration } from '../duration.js'
 import type { CheckResult, Evidence, RecordedBy, ResolvedCheck, TestFailure, WorkspaceInfo } from '../types.js'
 import { restateChecks } from '../verdict/restate.js'
@@ -45,6 +45,18 @@ export interface TestRunFacts {
   /** Why the run does not prove the whole suite; null for a full run. */
   notFull: string | null
   interrupted: boolean
+}
+
+/**
+ * A verify error as a test runner should show it: one paragraph (the message, and a config error's problems), no
+ * stack trace of verify's internals. Other errors are left as they are.
+ */
+export function plainError(error: unknown): unknown {
+  if (!(error instanceof VerifyError)) return error
+  const problems = error instanceof VerifyConfigError ? error.problems.map((p) => `\n  - ${p}`).join('') : ''
+  const shown = new Error(`verify-protocol: ${error.message}${problems}`)
+  shown.stack = shown.message
+  return shown
 }
 
 /** Failing tests named in the evidence. */

@@ -100,6 +100,15 @@ describe('the Vitest reporter', () => {
     expect(p.check('test').evidence?.recordedBy).toMatchObject({ runner: 'vitest', fullRun: true })
   })
 
+  test('a protocol with no test_pass check fails the run at its start, in one paragraph', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    p.write('verify.config.ts', "import { defineProtocol } from 'verify-protocol'\nexport default defineProtocol({ checks: { lint: 'true' } })\n")
+    const run = await vitest(p.dir, [])
+    expect(run.code).toBe(1)
+    expect(run.stdout + run.stderr).toContain('verify-protocol: Protocol "default" has no test_pass check: name the check this test run stands for')
+    expect(run.stdout + run.stderr).not.toMatch(/test-run\.js|at TestRunRecording/)
+  })
+
   test('records of other checks survive, also those a concurrent `verify run` writes', async () => {
     const p = runnerProject('vitest-reporter', { git: true })
     const lint = await p.verify('run', ['--only', 'lint'], { env: withoutOuterVitest() })

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import { join, relative } from 'node:path'
 import type { TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
-import { focusedFile, MAX_FAILURES, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
+import { focusedFile, MAX_FAILURES, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
 export interface JestGlobalConfig {
@@ -147,7 +147,7 @@ export default class JestVerifyReporter {
     try {
       await this.recording
     } catch (error) {
-      this.lastError = error as Error
+      this.lastError = plainError(error) as Error
       this.recording = null
     }
   }
@@ -165,7 +165,7 @@ export default class JestVerifyReporter {
         process.stderr.write(`verify: recorded "${result.id}" evidence (${what}) in ${recording.session.evidencePath}\n`)
       }
     } catch (error) {
-      this.lastError = error as Error
+      this.lastError = plainError(error) as Error
     }
   }
 

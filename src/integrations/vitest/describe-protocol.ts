@@ -2,11 +2,9 @@
 // dependencies; each test waits for its check and shows how it ended, so every Vitest reporter shows the checks.
 import { afterAll, beforeAll, describe, test, type TestContext } from 'vitest'
 import { VerifyError } from '../../errors.js'
-import { withEvidenceLock } from '../../evidence/lock.js'
 import { buildEvidenceFile } from '../../evidence/record.js'
+import { saveEvidence } from '../../evidence/save.js'
 import { openEvidenceSession, type EvidenceSession } from '../../evidence/session.js'
-import { sealEvidence } from '../../evidence/sign.js'
-import { writeEvidenceFile } from '../../evidence/store.js'
 import { excerpt, howItEnded } from '../../reporters/excerpt.js'
 import { createChecklist, runVerification } from '../../runner/schedule.js'
 import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary } from '../../types.js'
@@ -84,8 +82,7 @@ function startRun(session: EvidenceSession, env: NodeJS.ProcessEnv): ProtocolRun
     logDir: session.logDir,
     reporter: { onCheckEnd: (check, result) => resolvers.get(check.id)?.(result) },
   }).then(async (summary) => {
-    const file = sealEvidence(buildEvidenceFile(checklist, summary), session.redact, session.signingKey)
-    await withEvidenceLock(session.evidencePath, () => writeEvidenceFile(session.evidencePath, file))
+    await saveEvidence(session, buildEvidenceFile(checklist, summary))
     return summary
   })
   return { checklist, settled, done }

@@ -2,7 +2,7 @@
 // and `verify check` need not run the suite again (SPEC §11).
 import type { Reporter, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import { formatDuration } from '../../duration.js'
-import { TestRunRecording, type TestEvidenceOptions } from '../test-run.js'
+import { plainError, TestRunRecording, type TestEvidenceOptions } from '../test-run.js'
 import { shellEnvironment } from '../shell-env.js'
 import { partialRunReason, runFacts } from './facts.js'
 
@@ -39,7 +39,10 @@ export default class VerifyReporter implements Reporter {
     // Taken now, before any test runs: the evidence is bound to the code the run started on.
     this.recording = TestRunRecording.begin(this.options.root ?? vitest.config.root, this.options, shellEnvironment())
     // Awaited here so that a bad config fails the run at its start, not after the whole suite.
-    await this.recording
+    await this.recording.catch((error: unknown) => {
+      this.recording = null
+      throw plainError(error)
+    })
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: RunEnd[1], reason: RunEnd[2]): Promise<void> {
