@@ -14,6 +14,7 @@ import { readEvidenceFile, writeEvidenceFile } from '../evidence/store.js'
 import { VerifyConfigError, VerifyError } from '../errors.js'
 import { formatDuration } from '../duration.js'
 import type { CheckResult, Evidence, RecordedBy, ResolvedCheck, TestFailure, WorkspaceInfo } from '../types.js'
+import { MAX_FAILURES } from '../test-reports/location.js'
 import { restateChecks } from '../verdict/restate.js'
 import { summarize } from '../verdict/summary.js'
 
@@ -59,9 +60,6 @@ export function plainError(error: unknown): unknown {
   return shown
 }
 
-/** Failing tests named in the evidence. */
-export const MAX_FAILURES = 20
-
 // `test.only(`, `it.concurrent.only(`, `describe.only(`, `fit(`, `fdescribe(`: focused tests make the runner skip the
 // others. Neither runner reports focus to reporters, so the source of files that skipped tests is read.
 const FOCUS = /\b(?:test|it|describe|suite)\b[\w.]*\.only\b|\b(?:fit|fdescribe)\s*\(/
@@ -97,9 +95,9 @@ function plural(n: number, word: string): string {
 function describeRun(facts: TestRunFacts, durationMs: number): string {
   const counts = `${facts.passed} passed, ${facts.failed} failed, ${facts.skipped} skipped, ${facts.todo} todo`
   const lines = [`${facts.runner} ${facts.version}: ${counts} (${formatDuration(durationMs)})`]
-  for (const f of facts.failures) {
+  for (const f of facts.failures.slice(0, MAX_FAILURES)) {
     const where = f.file ? `${f.file}${f.line ? `:${f.line}` : ''} > ` : ''
-    lines.push(`FAIL ${where}${f.name}${f.message ? `\n  ${f.message.split('\n').slice(0, 8).join('\n  ')}` : ''}`)
+    lines.push(`FAIL ${where}${f.name}${f.message ? `\n  ${f.message}` : ''}`)
   }
   for (const error of facts.errors.slice(0, 5)) lines.push(`Error: ${error.split('\n').slice(0, 8).join('\n  ')}`)
   if (facts.notFull) lines.push(`Not a full run: ${facts.notFull}`)

@@ -39,7 +39,7 @@ describe('the Jest reporter', () => {
     expect(run.code).toBe(1)
     expect(p.check('test')).toMatchObject({ status: 'failed', reason: '1 of 3 tests failed' })
     expect(p.check('test').evidence?.tests?.failures).toEqual([
-      { name: 'adds negative numbers', file: 'test/add.test.js', line: 5, message: expect.stringContaining('Expected: 0') },
+      { name: 'adds negative numbers', file: 'test/add.test.js', line: 5, message: expect.stringContaining('toBe(expected)') },
     ])
     expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(1)
   })

@@ -5,7 +5,8 @@ import { createRequire } from 'node:module'
 import { join, relative } from 'node:path'
 import type { TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
-import { focusedFile, MAX_FAILURES, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
+import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
+import { focusedFile, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
 export interface JestGlobalConfig {
@@ -86,12 +87,7 @@ function failureOf(file: JestFileResult, test: JestAssertion, rootDir: string): 
   const message = test.failureMessages[0]?.replace(ANSI, '')
   const at = message ? new RegExp(`${file.testFilePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+):\\d+`).exec(message) : null
   const line = test.location?.line ?? (at ? Number(at[1]) : undefined)
-  const text = message
-    ?.split('\n')
-    .filter((l) => !/^\s+at /.test(l))
-    .join('\n')
-    .trim()
-  return { name: test.fullName, file: relative(rootDir, file.testFilePath), ...(line ? { line } : {}), ...(text ? { message: text.slice(0, 2000) } : {}) }
+  return testFailure(test.fullName, { file: relative(rootDir, file.testFilePath), line, message: firstMessageLine(message) })
 }
 
 export async function runFacts(config: JestGlobalConfig, results: JestAggregatedResult): Promise<TestRunFacts> {

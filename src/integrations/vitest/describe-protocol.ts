@@ -5,7 +5,7 @@ import { VerifyError } from '../../errors.js'
 import { buildEvidenceFile } from '../../evidence/record.js'
 import { saveEvidence } from '../../evidence/save.js'
 import { openEvidenceSession, type EvidenceSession } from '../../evidence/session.js'
-import { excerpt, howItEnded } from '../../reporters/excerpt.js'
+import { failingTestLines, failureExcerpt, howItEnded, moreTestsLine } from '../../reporters/excerpt.js'
 import { createChecklist, runVerification } from '../../runner/schedule.js'
 import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
@@ -53,14 +53,17 @@ function testTimeout(protocol: ResolvedProtocol, check: ResolvedCheck): number {
   return check.timeoutMs + protocol.graceMs + slotWait + MARGIN_MS
 }
 
-/** The check's failure as a test error: how it ended, then the lines of its output that matter. */
+const LINE_WIDTH = 300
+
+/** The check's failure as a test error: how it ended, its failing tests, then the lines of its output that matter. */
 function failureMessage(result: CheckResult): string {
   const lines = [`${result.name}: ${howItEnded(result)}`]
-  const text = result.evidence?.output.text ?? ''
-  const { matches, tail } = excerpt(text, { maxLines: 30 })
-  if (matches.length) lines.push('', ...matches)
-  if (matches.length && tail.length) lines.push('⋮')
-  if (tail.length) lines.push(...(matches.length ? [] : ['']), ...tail)
+  const found = failureExcerpt(result, { maxLines: 30, maxTests: 5, width: LINE_WIDTH })
+  const tests = found.tests.flatMap((failing) => failingTestLines(failing, LINE_WIDTH).map((line, i) => (i === 0 ? `✗ ${line}` : `  ${line}`)))
+  if (tests.length) lines.push('', ...tests, ...moreTestsLine(found))
+  if (found.matches.length) lines.push('', ...found.matches)
+  if (found.matches.length && found.tail.length) lines.push('⋮')
+  if (found.tail.length) lines.push(...(found.matches.length ? [] : ['']), ...found.tail)
   if (result.evidence?.command) lines.push('', `$ ${result.evidence.command}`)
   return lines.join('\n')
 }

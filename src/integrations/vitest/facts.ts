@@ -3,7 +3,8 @@
 import { relative } from 'node:path'
 import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import type { TestFailure } from '../../types.js'
-import { focusedFile, MAX_FAILURES, type TestRunFacts } from '../test-run.js'
+import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
+import { focusedFile, type TestRunFacts } from '../test-run.js'
 
 type UnhandledErrors = Parameters<NonNullable<Reporter['onTestRunEnd']>>[1]
 type RunEndReason = Parameters<NonNullable<Reporter['onTestRunEnd']>>[2]
@@ -46,7 +47,7 @@ function failureOf(test: TestCase, root: string): TestFailure {
   const frame = error?.stacks?.find((s) => s.file === test.module.moduleId)
   const line = test.location?.line ?? frame?.line
   const message = error ? [error.name && !error.message.startsWith(error.name) ? `${error.name}: ` : '', error.message].join('') : undefined
-  return { name: test.fullName, file, ...(line ? { line } : {}), ...(message ? { message: message.slice(0, 2000) } : {}) }
+  return testFailure(test.fullName, { file, line, message: firstMessageLine(message) })
 }
 
 /** Counts, failures and errors of a finished run; `notFull` as found when it started, plus `.only` and bail. */
