@@ -6,12 +6,12 @@ import type { Environment } from '../config/load.js'
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
 import { inputsFingerprint, workspaceFingerprint } from '../evidence/fingerprint.js'
-import { withEvidenceLock } from '../evidence/lock.js'
 import { buildEvidenceFile } from '../evidence/record.js'
 import { openEvidenceSession, type EvidenceSession } from '../evidence/session.js'
-import { sealEvidence } from '../evidence/sign.js'
-import { readEvidenceFile, writeEvidenceFile } from '../evidence/store.js'
+import { saveEvidence } from '../evidence/save.js'
+import { readEvidenceFile } from '../evidence/store.js'
 import { VerifyConfigError, VerifyError } from '../errors.js'
+import { withEvidenceLock } from './lock.js'
 import { formatDuration } from '../duration.js'
 import type { CheckResult, Evidence, RecordedBy, ResolvedCheck, TestFailure, WorkspaceInfo } from '../types.js'
 import { MAX_FAILURES } from '../test-reports/location.js'
@@ -173,7 +173,7 @@ export class TestRunRecording {
     const mine = this.result(facts, finished)
     const { session } = this
     const { protocol } = session.loaded
-    await withEvidenceLock(session.evidencePath, async () => {
+    await withEvidenceLock(session.evidencePath, `${facts.runner} reporter`, async () => {
       const stored = await readEvidenceFile(session.evidencePath)
       const approvals = trustedApprovals(await readApprovals(session.approvalsPath), session.signingKey)
       // Evidence of another protocol, of a shard, or not signed with the key that will sign this file is not carried over.
@@ -186,7 +186,7 @@ export class TestRunRecording {
         summary,
       )
       const file = base ? { ...base, protocol: fresh.protocol, tool: fresh.tool, finishedAt: fresh.finishedAt, checks, summary } : fresh
-      await writeEvidenceFile(session.evidencePath, sealEvidence(file, session.redact, session.signingKey))
+      await saveEvidence(session, file)
     })
     return mine
   }

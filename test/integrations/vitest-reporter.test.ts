@@ -115,14 +115,14 @@ describe('the Vitest reporter', () => {
     expect(lint.code).toBe(3)
     const first = p.check('lint').evidence?.timestamp
     // A verify run and a Vitest run at the same time, each writing the same evidence file.
-    let verifyEnded = false
-    const running = p.verify('run', ['--only', 'lint'], { env: { ...withoutOuterVitest(), LINT_MS: '8000' }, timeoutMs: 30_000 })
-    void running.then(() => (verifyEnded = true))
+    let verifyEnded = 0
+    const running = p.verify('run', ['--only', 'lint'], { env: { ...withoutOuterVitest(), LINT_MS: '6000' }, timeoutMs: 30_000 })
+    void running.then(() => (verifyEnded = Date.now()))
+    await until(() => existsSync(`${p.evidencePath}.lock`), () => 'verify run took no lock')
     const tests = await vitest(p.dir, [])
-    expect(tests.code).toBe(0)
-    // The reporter wrote first; verify's own write comes after and must keep it.
-    expect(verifyEnded).toBe(false)
-    // The run judged what it knew when it started (no test evidence yet); the file it wrote keeps the reporter's record.
+    expect(tests.code, tests.stdout + tests.stderr).toBe(0)
+    // The reporter waited for the run that held the evidence file, then added its record to what the run wrote.
+    expect(verifyEnded).toBeGreaterThan(0)
     expect((await running).code).toBe(3)
     const file = p.evidence()
     expect(file.checks.find((c) => c.id === 'test')?.evidence?.recordedBy?.runner).toBe('vitest')

@@ -8,7 +8,9 @@ import { openEvidenceSession, type EvidenceSession } from '../../evidence/sessio
 import { failingTestLines, failureExcerpt, howItEnded, moreTestsLine } from '../../reporters/excerpt.js'
 import { createChecklist, runVerification } from '../../runner/schedule.js'
 import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary } from '../../types.js'
+import { withEvidenceLock } from '../lock.js'
 import { shellEnvironment } from '../shell-env.js'
+import { plainError } from '../test-run.js'
 
 export interface DescribeProtocolOptions {
   /** The verify config file (default: discovered from `cwd`). */
@@ -77,17 +79,25 @@ interface ProtocolRun {
 function startRun(session: EvidenceSession, env: NodeJS.ProcessEnv): ProtocolRun {
   const { protocol } = session.loaded
   const checklist = createChecklist(protocol)
-  const resolvers = new Map<string, (result: CheckResult) => void>()
-  const settled = new Map(protocol.checks.map((c) => [c.id, new Promise<CheckResult>((resolve) => resolvers.set(c.id, resolve))]))
-  const done = runVerification(checklist, {
-    env,
-    transform: session.redact,
-    logDir: session.logDir,
-    reporter: { onCheckEnd: (check, result) => resolvers.get(check.id)?.(result) },
-  }).then(async (summary) => {
+  const resolvers = new Map<string, { resolve: (result: CheckResult) => void; reject: (error: unknown) => void }>()
+  const settled = new Map(protocol.checks.map((c) => [c.id, new Promise<CheckResult>((resolve, reject) => resolvers.set(c.id, { resolve, reject }))]))
+  // One run at a time per evidence file, as `verify run`: the lock is held from the first check to the written file.
+  const done = withEvidenceLock(session.evidencePath, 'vitest describeProtocol', async () => {
+    const summary = await runVerification(checklist, {
+      env,
+      transform: session.redact,
+      logDir: session.logDir,
+      reporter: { onCheckEnd: (check, result) => resolvers.get(check.id)?.resolve(result) },
+    })
     await saveEvidence(session, buildEvidenceFile(checklist, summary))
     return summary
   })
+  // A run that could not start (the lock) or write fails every test that waits for it, with its reason.
+  done.catch((error: unknown) => {
+    for (const { reject } of resolvers.values()) reject(plainError(error))
+  })
+  // Handled here too: a check whose test was filtered out is never awaited.
+  for (const result of settled.values()) result.catch(() => {})
   return { checklist, settled, done }
 }
 
@@ -132,7 +142,8 @@ export function describeProtocol(protocolName?: string, options: DescribeProtoco
     const total = protocol.checks.reduce((sum, c) => sum + testTimeout(protocol, c), 0)
     beforeAll(() => void run())
     afterAll(async () => {
-      if (current) await current.done
+      // A failed run has failed its tests already.
+      if (current) await current.done.catch(() => {})
     }, total)
     for (const check of dependencyOrder(protocol.checks)) {
       const body = checkTest(check, run)
