@@ -127,6 +127,19 @@ export interface TestCounts {
   passed: number
   failed: number
   skipped: number
+  /** Tests marked todo, when the runner reports them apart from skipped ones. */
+  todo?: number
+}
+
+/** Evidence a test runner recorded from its own run (its reporter), rather than a check that verify ran. */
+export interface RecordedBy {
+  runner: 'vitest' | 'jest'
+  /** The runner's version. */
+  version: string
+  /** Every test of the suite was run, nothing filtered or cut off: only then does the evidence count. */
+  fullRun: boolean
+  /** Why it was not a full run, in words. */
+  notFull?: string
 }
 
 /**
@@ -170,6 +183,7 @@ export interface Evidence {
   /** Carried from an earlier run because it was still valid. */
   reused?: boolean
   approval?: { by: string; note: string | null }
+  recordedBy?: RecordedBy
   metadata: Record<string, unknown>
 }
 

@@ -10,6 +10,7 @@ import { useColor } from '../reporters/select.js'
 import { evidenceTime } from '../verdict/check-evidence.js'
 import { guardJson, untrusted } from '../reporters/safe-text.js'
 import { summarize } from '../verdict/summary.js'
+import type { CheckResult } from '../types.js'
 import { acceptStoredEvidence } from '../verdict/validate.js'
 import { duration, parse } from './args.js'
 import { CONFIG_OPTIONS, commandContext, maskedIO } from './context.js'
@@ -26,6 +27,15 @@ export const CHECK_OPTIONS = {
   color: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
+
+/** Where evidence came from when verify did not run the check itself: `by vitest reporter, 412 tests, `. */
+function provenance(result: CheckResult): string {
+  const by = result.evidence?.recordedBy
+  if (!by) return ''
+  const tests = result.evidence?.tests
+  const ran = tests ? tests.passed + tests.failed : 0
+  return `by ${untrusted(by.runner)} reporter, ${ran} test${ran === 1 ? '' : 's'}, `
+}
 
 export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number> {
   const { values, positionals } = parse('check', argv, CHECK_OPTIONS)
@@ -68,7 +78,7 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   io.stdout(`${c.bold('verify check')} ${c.dim(`· protocol ${untrusted(protocol.name)} · ${untrusted(context.evidencePath)}`)}\n`)
   for (const result of results) {
     const at = result.evidence ? evidenceTime(result.evidence) : Number.NaN
-    const age = Number.isNaN(at) ? '' : c.dim(` (recorded ${formatDuration(Math.max(0, now - at))} ago${result.evidence?.approval ? ` by ${untrusted(result.evidence.approval.by)}` : ''})`)
+    const age = Number.isNaN(at) ? '' : c.dim(` (recorded ${provenance(result)}${formatDuration(Math.max(0, now - at))} ago${result.evidence?.approval ? ` by ${untrusted(result.evidence.approval.by)}` : ''})`)
     const what = result.status === 'passed' ? c.green('valid') : statusText(result.status)
     const why = result.status === 'passed' || !result.reason ? '' : ` — ${untrusted(result.reason)}`
     io.stdout(` ${statusIcon(result.status, c)} ${result.id.padEnd(pad)} ${what}${why}${age}\n`)

@@ -43,6 +43,7 @@ export const evidenceSchema = z.looseObject({
       passed: z.number().int().min(0),
       failed: z.number().int().min(0),
       skipped: z.number().int().min(0),
+      todo: z.number().int().min(0).optional(),
       failures: z.array(testFailureSchema).optional(),
     })
     .optional(),
@@ -50,6 +51,9 @@ export const evidenceSchema = z.looseObject({
   flaky: z.boolean().optional(),
   reused: z.boolean().optional(),
   approval: z.looseObject({ by: z.string(), note: z.string().nullable() }).optional(),
+  recordedBy: z
+    .looseObject({ runner: z.enum(['vitest', 'jest']), version: z.string(), fullRun: z.boolean(), notFull: z.string().optional() })
+    .optional(),
   metadata: z.record(z.string(), z.unknown()),
 })
 

@@ -2,6 +2,7 @@
 // depending on the check it is for. Each rule is a value in one list, so a new source of evidence (a test runner's
 // own reporter, say) adds its rule here and every command that judges stored evidence applies it.
 import type { Evidence, ResolvedCheck } from '../types.js'
+import { recordedRun } from './recorded-run.js'
 
 /** What the acceptance rule knows of a check. */
 export type EvidenceCheck = Pick<ResolvedCheck, 'id' | 'name' | 'evidenceType'> & Partial<Pick<ResolvedCheck, 'kind' | 'tests'>>
@@ -45,7 +46,8 @@ const testCounts: EvidenceRule = {
   name: 'test-counts',
   unmet: (check, evidence) => {
     const spec = check.tests
-    if (!spec) return []
+    // A record of a failure is judged as one (rejected while bound to this code), not also as missing counts.
+    if (!spec || evidence.passed !== true) return []
     const counts = evidence.tests
     if (!counts || typeof counts.passed !== 'number' || typeof counts.failed !== 'number') return [{ issue: 'the evidence records no test counts, which the check requires' }]
     if (counts.failed > 0) return [{ issue: `the evidence records ${counts.failed} failed test(s)` }]
@@ -58,7 +60,7 @@ const testCounts: EvidenceRule = {
  * Every kind-specific rule, applied in order by `checkEvidence`. Add a rule for a new source of evidence here (for
  * example, evidence recorded by a test runner's reporter: a filtered or bailed run does not count).
  */
-export const EVIDENCE_RULES: readonly EvidenceRule[] = [manualIsApproved, ranIsNotApproved, testCounts]
+export const EVIDENCE_RULES: readonly EvidenceRule[] = [manualIsApproved, ranIsNotApproved, testCounts, recordedRun]
 
 function isApproval(evidence: Evidence): boolean {
   const approval = evidence.approval as unknown

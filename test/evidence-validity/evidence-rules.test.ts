@@ -12,7 +12,7 @@ const context = { maxAgeMs: 5 * 60_000, now: NOW }
 
 describe('kind-specific rules', () => {
   it('are one list that checkEvidence applies', () => {
-    expect(EVIDENCE_RULES.map((rule) => rule.name)).toEqual(['manual-approval', 'ran-not-approved', 'test-counts'])
+    expect(EVIDENCE_RULES.map((rule) => rule.name)).toEqual(['manual-approval', 'ran-not-approved', 'test-counts', 'recorded-run'])
   })
 
   it('a manual check’s record must be an approval', () => {

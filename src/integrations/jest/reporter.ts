@@ -1,0 +1,172 @@
+// `verify-protocol/jest/reporter`: records the test check's evidence from Jest's own run (SPEC §11). Jest loads it
+// with require() (Node's require of an ES module) or, failing that, import(); it receives Jest's plain result objects,
+// so only the fields read here are typed.
+import { createRequire } from 'node:module'
+import { join, relative } from 'node:path'
+import type { TestFailure } from '../../types.js'
+import { shellEnvironment } from '../shell-env.js'
+import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
+import { focusedFile, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
+
+/** The fields of Jest's GlobalConfig this reporter reads. */
+export interface JestGlobalConfig {
+  rootDir: string
+  bail: number
+  testNamePattern?: string
+  testPathPatterns?: { patterns?: readonly string[]; isSet?: () => boolean } | readonly string[]
+  /** Jest 29's form of `testPathPatterns`. */
+  testPathPattern?: string
+  onlyChanged?: boolean
+  onlyFailures?: boolean
+  changedSince?: string
+  lastCommit?: boolean
+  findRelatedTests?: boolean
+  watch?: boolean
+  filter?: string
+  shard?: { shardIndex: number; shardCount: number }
+}
+
+interface JestAssertion {
+  fullName: string
+  status: string
+  failureMessages: string[]
+  location?: { line: number; column: number } | null
+}
+
+interface JestFileResult {
+  testFilePath: string
+  testExecError?: { message?: string } | null
+  failureMessage?: string | null
+  numPendingTests: number
+  testResults: JestAssertion[]
+}
+
+/** The fields of Jest's AggregatedResult this reporter reads. */
+export interface JestAggregatedResult {
+  numPassedTests: number
+  numFailedTests: number
+  numPendingTests: number
+  numTodoTests: number
+  numTotalTestSuites: number
+  numRuntimeErrorTestSuites: number
+  wasInterrupted: boolean
+  testResults: JestFileResult[]
+}
+
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g
+
+function jestVersion(rootDir: string): string {
+  for (const from of [join(rootDir, 'package.json'), import.meta.url]) {
+    try {
+      return (createRequire(from)('jest/package.json') as { version: string }).version
+    } catch {
+      // Not resolvable from there.
+    }
+  }
+  return 'unknown'
+}
+
+/** Why the run does not cover the whole suite, from its options alone; null when nothing filtered it. */
+export function partialRunReason(config: JestGlobalConfig): string | null {
+  const patterns = config.testPathPatterns
+  const listed = Array.isArray(patterns) ? patterns : ((patterns as { patterns?: readonly string[] } | undefined)?.patterns ?? [])
+  const paths = [...listed, ...(config.testPathPattern ? [config.testPathPattern] : [])]
+  if (config.testNamePattern) return `tests filtered by name (-t ${config.testNamePattern})`
+  if (paths.length > 0) return `test files filtered (${paths.join(' ')})`
+  if (config.onlyChanged || config.watch) return 'only tests related to changed files ran (-o / --watch)'
+  if (config.changedSince) return `only tests related to files changed since ${config.changedSince} ran (--changedSince)`
+  if (config.lastCommit) return 'only tests related to the last commit ran (--lastCommit)'
+  if (config.findRelatedTests) return 'only tests related to some files ran (--findRelatedTests)'
+  if (config.onlyFailures) return 'only the tests that failed last time ran (--onlyFailures)'
+  if (config.filter) return `test files filtered by ${config.filter} (--filter)`
+  if (config.shard) return `a shard of the suite (--shard ${config.shard.shardIndex}/${config.shard.shardCount})`
+  return null
+}
+
+function failureOf(file: JestFileResult, test: JestAssertion, rootDir: string): TestFailure {
+  const message = test.failureMessages[0]?.replace(ANSI, '')
+  const at = message ? new RegExp(`${file.testFilePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+):\\d+`).exec(message) : null
+  const line = test.location?.line ?? (at ? Number(at[1]) : undefined)
+  return testFailure(test.fullName, { file: relative(rootDir, file.testFilePath), line, message: firstMessageLine(message) })
+}
+
+export async function runFacts(config: JestGlobalConfig, results: JestAggregatedResult): Promise<TestRunFacts> {
+  const { rootDir } = config
+  const facts: TestRunFacts = {
+    runner: 'jest',
+    version: jestVersion(rootDir),
+    command: ['jest', ...process.argv.slice(2)].join(' '),
+    passed: results.numPassedTests,
+    failed: results.numFailedTests,
+    skipped: results.numPendingTests,
+    todo: results.numTodoTests,
+    failures: [],
+    errors: [],
+    notFull: partialRunReason(config),
+    interrupted: false,
+  }
+  for (const file of results.testResults) {
+    if (file.testExecError) facts.errors.push(`${relative(rootDir, file.testFilePath)}: ${(file.testExecError.message ?? 'failed to run').replace(ANSI, '').split('\n')[0]}`)
+    for (const test of file.testResults) {
+      if (test.status === 'failed' && facts.failures.length < MAX_FAILURES) facts.failures.push(failureOf(file, test, rootDir))
+    }
+  }
+  const ranSuites = results.testResults.length
+  if (config.bail > 0 && facts.failed >= config.bail && ranSuites < results.numTotalTestSuites) {
+    facts.notFull ??= `bail stopped the run after ${facts.failed} failed test${facts.failed === 1 ? '' : 's'} (${ranSuites} of ${results.numTotalTestSuites} files ran)`
+  } else if (results.wasInterrupted) facts.interrupted = true
+  const focused = await focusedFile(results.testResults.filter((f) => f.numPendingTests > 0).map((f) => f.testFilePath))
+  if (focused) facts.notFull ??= `tests focused with .only / fit in ${relative(rootDir, focused)}: the others were skipped`
+  return facts
+}
+
+export interface JestVerifyReporterOptions extends TestEvidenceOptions {
+  /** No line on the terminal about the evidence written. */
+  silent?: boolean
+}
+
+/** Jest reporter: `reporters: ['default', 'verify-protocol/jest/reporter']` (or `[…, { check: 'unit' }]`). */
+export default class JestVerifyReporter {
+  private recording: Promise<TestRunRecording> | null = null
+  private lastError: Error | undefined
+
+  constructor(
+    private readonly globalConfig: JestGlobalConfig,
+    private readonly options: JestVerifyReporterOptions = {},
+  ) {}
+
+  async onRunStart(): Promise<void> {
+    this.recording = null
+    if (process.env.VERIFY_CHECK_ID) return
+    // Taken now, before any test runs: the evidence is bound to the code the run started on.
+    this.recording = TestRunRecording.begin(this.globalConfig.rootDir, this.options, shellEnvironment())
+    try {
+      await this.recording
+    } catch (error) {
+      this.lastError = plainError(error) as Error
+      this.recording = null
+    }
+  }
+
+  async onRunComplete(_contexts: unknown, results: JestAggregatedResult): Promise<void> {
+    const pending = this.recording
+    this.recording = null
+    if (!pending) return
+    try {
+      const recording = await pending
+      const result = await recording.finish(await runFacts(this.globalConfig, results))
+      if (!this.options.silent) {
+        const ran = results.numPassedTests + results.numFailedTests
+        const what = result.status === 'passed' ? `${ran} tests, full run` : (result.reason ?? result.status)
+        process.stderr.write(`verify: recorded "${result.id}" evidence (${what}) in ${recording.session.evidencePath}\n`)
+      }
+    } catch (error) {
+      this.lastError = plainError(error) as Error
+    }
+  }
+
+  /** Jest fails the run with this error (a bad verify config, an evidence file that cannot be written). */
+  getLastError(): Error | undefined {
+    return this.lastError
+  }
+}

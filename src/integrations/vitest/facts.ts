@@ -1,0 +1,102 @@
+// What a Vitest run showed, read from Vitest's reported tasks (TestModule / TestCase), and whether it ran the whole
+// suite: a filtered, sharded, focused or bailed run proves less than the check would.
+import { relative } from 'node:path'
+import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node'
+import type { TestFailure } from '../../types.js'
+import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
+import { focusedFile, type TestRunFacts } from '../test-run.js'
+
+type UnhandledErrors = Parameters<NonNullable<Reporter['onTestRunEnd']>>[1]
+type RunEndReason = Parameters<NonNullable<Reporter['onTestRunEnd']>>[2]
+
+const key = (spec: TestSpecification) => `${spec.project.name}\0${spec.moduleId}`
+
+function firstLine(text: string | undefined): string | undefined {
+  return text?.split('\n').find((line) => line.trim() !== '')
+}
+
+/**
+ * Why the run about to start is not the whole suite (at `onTestRunStart`, before Vitest resets `--changed`), or null.
+ */
+export async function partialRunReason(vitest: Vitest, specifications: readonly TestSpecification[]): Promise<string | null> {
+  const config = vitest.config
+  const pattern = config.testNamePattern ?? vitest.getGlobalTestNamePattern()
+  if (pattern) return `tests filtered by name (-t ${String(pattern)})`
+  if (config.changed) return `only tests related to changed files ran (--changed${typeof config.changed === 'string' ? ` ${config.changed}` : ''})`
+  if (config.related?.length) return 'only tests related to some files ran (--related)'
+  if (config.shard) return `a shard of the suite (--shard ${config.shard.index}/${config.shard.count})`
+  if (config.project?.length) return `only some projects ran (--project ${config.project.join(', ')})`
+  if (config.tagsFilter?.length) return `tests filtered by tags (--tags-filter ${config.tagsFilter.join(' ')})`
+  if (specifications.some((s) => s.testLines?.length || s.testIds?.length || s.testNamePattern || s.testTagsFilter?.length)) {
+    return 'only some tests of a file ran (a line, id or name filter)'
+  }
+  const all = await vitest.globTestSpecifications()
+  const ran = new Set(specifications.map(key))
+  const missing = all.filter((spec) => !ran.has(key(spec)))
+  if (missing.length > 0) {
+    const example = relative(config.root, missing[0]?.moduleId ?? '')
+    return `${ran.size} of ${all.length} test files ran (a file filter or a watch rerun of changed files; ${example} did not run)`
+  }
+  return null
+}
+
+function failureOf(test: TestCase, root: string): TestFailure {
+  const result = test.result()
+  const error = result.state === 'failed' ? result.errors[0] : undefined
+  const file = relative(root, test.module.moduleId)
+  const frame = error?.stacks?.find((s) => s.file === test.module.moduleId)
+  const line = test.location?.line ?? frame?.line
+  const message = error ? [error.name && !error.message.startsWith(error.name) ? `${error.name}: ` : '', error.message].join('') : undefined
+  return testFailure(test.fullName, { file, line, message: firstMessageLine(message) })
+}
+
+/** Counts, failures and errors of a finished run; `notFull` as found when it started, plus `.only` and bail. */
+export async function runFacts(
+  vitest: Vitest,
+  testModules: readonly TestModule[],
+  unhandledErrors: UnhandledErrors,
+  reason: RunEndReason,
+  notFullAtStart: string | null,
+): Promise<TestRunFacts> {
+  const root = vitest.config.root
+  const facts: TestRunFacts = {
+    runner: 'vitest',
+    version: vitest.version,
+    command: ['vitest', ...process.argv.slice(2)].join(' '),
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    todo: 0,
+    failures: [],
+    errors: unhandledErrors.map((e) => firstLine(e.message) ?? String(e.name ?? 'error')),
+    notFull: notFullAtStart,
+    interrupted: false,
+  }
+  const skipping = new Set<string>()
+  for (const module of testModules) {
+    for (const error of module.errors()) facts.errors.push(`${relative(root, module.moduleId)}: ${firstLine(error.message) ?? 'error'}`)
+    for (const suite of module.children.allSuites()) {
+      for (const error of suite.errors()) facts.errors.push(`${suite.fullName}: ${firstLine(error.message) ?? 'error'}`)
+    }
+    for (const test of module.children.allTests()) {
+      const { state } = test.result()
+      if (state === 'passed') facts.passed++
+      else if (state === 'failed') {
+        facts.failed++
+        if (facts.failures.length < MAX_FAILURES) facts.failures.push(failureOf(test, root))
+      } else if (test.options.mode === 'todo') facts.todo++
+      else {
+        facts.skipped++
+        skipping.add(module.moduleId)
+      }
+    }
+  }
+  if (reason === 'interrupted') {
+    const bail = vitest.config.bail
+    if (bail && facts.failed >= bail) facts.notFull ??= `bail stopped the run after ${facts.failed} failed test${facts.failed === 1 ? '' : 's'} (bail: ${bail})`
+    else facts.interrupted = true
+  }
+  const focused = await focusedFile(skipping)
+  if (focused) facts.notFull ??= `tests focused with .only in ${relative(root, focused)}: the others were skipped`
+  return facts
+}

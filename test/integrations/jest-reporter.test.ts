@@ -1,0 +1,68 @@
+// The Jest reporter end to end with real Jest 30 runs in a CommonJS project: Jest loads this ES module package's
+// reporter, which records the test check's evidence; filtered and focused runs do not count.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, test } from 'vitest'
+import { cleanup } from '../e2e/helpers.js'
+import { checkLine, removeProjects } from '../evidence-validity/helpers.js'
+import { JEST_BIN, killTools, runnerProject, runTool, withoutOuterVitest } from './helpers.js'
+
+const JEST_VERSION = (JSON.parse(readFileSync(join(JEST_BIN, '..', '..', 'package.json'), 'utf8')) as { version: string }).version
+
+afterEach(async () => {
+  killTools()
+  await cleanup()
+})
+afterAll(removeProjects)
+
+const jest = (dir: string, args: readonly string[], env: Record<string, string | undefined> = {}) => runTool(JEST_BIN, ['--ci', ...args], dir, { env, timeoutMs: 90_000 })
+
+describe('the Jest reporter', () => {
+  test('a full run records evidence that verify check accepts, next to the default reporter', { timeout: 90_000 }, async () => {
+    const p = runnerProject('jest-reporter', { git: true })
+    const run = await jest(p.dir, [])
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(run.stderr).toMatch(/Tests: +1 skipped, 1 todo, 3 passed, 5 total/)
+    expect(run.stderr).toContain('verify: recorded "test" evidence (3 tests, full run)')
+    const recorded = p.check('test')
+    expect(recorded.status).toBe('passed')
+    expect(recorded.evidence?.tests).toEqual({ passed: 3, failed: 0, skipped: 1, todo: 1, failures: [] })
+    expect(recorded.evidence?.recordedBy).toEqual({ runner: 'jest', version: JEST_VERSION, fullRun: true })
+    const check = await p.verify('check', [], { env: withoutOuterVitest() })
+    expect(check.code, check.stdout).toBe(0)
+    expect(checkLine(check.stdout, 'test')).toMatch(/valid \(recorded by jest reporter, 3 tests, \S+ ago\)/)
+  })
+
+  test('a failing run records the failing test with its file, line and message', { timeout: 90_000 }, async () => {
+    const p = runnerProject('jest-reporter', { git: true })
+    const run = await jest(p.dir, [], { BREAK_TEST: '1' })
+    expect(run.code).toBe(1)
+    expect(p.check('test')).toMatchObject({ status: 'failed', reason: '1 of 3 tests failed' })
+    expect(p.check('test').evidence?.tests?.failures).toEqual([
+      { name: 'adds negative numbers', file: 'test/add.test.js', line: 5, message: expect.stringContaining('toBe(expected)') },
+    ])
+    expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(1)
+  })
+
+  test.each([
+    { name: 'a name filter', args: ['-t', 'small'], why: 'tests filtered by name (-t small)' },
+    { name: 'a file filter', args: ['sum'], why: 'test files filtered (sum)' },
+    { name: 'a shard', args: ['--shard=1/2'], why: 'a shard of the suite (--shard 1/2)' },
+  ])('a run with $name does not count, and verify check says why', { timeout: 90_000 }, async ({ args, why }) => {
+    const p = runnerProject('jest-reporter', { git: true })
+    const run = await jest(p.dir, args)
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test')).toMatchObject({ status: 'stale', evidence: { recordedBy: { fullRun: false, notFull: why } } })
+    const check = await p.verify('check', [], { env: withoutOuterVitest() })
+    expect(check.code).toBe(3)
+    expect(checkLine(check.stdout, 'test')).toContain(`recorded by a jest run that does not count: ${why}`)
+  })
+
+  test('focused tests (.only) do not count', { timeout: 90_000 }, async () => {
+    const p = runnerProject('jest-reporter', { git: true })
+    p.write('test/focus.test.js', "test.only('focused', () => expect(1).toBe(1))\ntest('left out', () => expect(1).toBe(1))\n")
+    const run = await jest(p.dir, [])
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy?.notFull).toBe('tests focused with .only / fit in test/focus.test.js: the others were skipped')
+  })
+})

@@ -1,0 +1,81 @@
+// `describeProtocol()` end to end with real Vitest runs: the checks as tests in Vitest's reporters, the evidence file
+// as `npx verify` writes it, the environment checks get, and no recursion when a check runs the same suite.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, test } from 'vitest'
+import { readEvidenceFile } from '../../src/evidence/store.js'
+import { cleanup } from '../e2e/helpers.js'
+import { checkLine, removeProjects } from '../evidence-validity/helpers.js'
+import { killTools, runnerProject, runTool, VITEST_BIN, withoutOuterVitest } from './helpers.js'
+
+afterEach(async () => {
+  killTools()
+  await cleanup()
+})
+afterAll(removeProjects)
+
+const STATUSES = { slow: 'passed', build: 'passed', env: 'passed', types: 'failed', hang: 'timed_out', docs: 'skipped', review: 'pending_manual' }
+
+describe('describeProtocol', () => {
+  test('each check is a test in the verbose reporter; the run fails; the evidence is what verify writes', { timeout: 90_000 }, async () => {
+    const p = runnerProject('vitest-protocol')
+    const run = await runTool(VITEST_BIN, ['run', '--reporter=verbose'], p.dir, { env: { USER_VAR: 'kept' } })
+    const out = run.stdout
+    expect(run.code, out + run.stderr).toBe(1)
+    expect(out).toMatch(/✓ verify\.test\.ts > verify > build > Build/)
+    expect(out).toMatch(/✓ verify\.test\.ts > verify > env/)
+    expect(out).toMatch(/× verify\.test\.ts > verify > types > Typecheck/)
+    expect(out).toMatch(/✓ verify\.test\.ts > verify > slow \d{4}ms/)
+    expect(out).toMatch(/× verify\.test\.ts > verify > hang/)
+    expect(out).toMatch(/↓ verify\.test\.ts > verify > docs .*\[skipped: its dependency "types" did not pass \(failed\)\]/)
+    expect(out).toMatch(/↓ verify\.test\.ts > verify > review .*\[waiting for approval: A reviewer has read the design/)
+    expect(out).toMatch(/× verify\.test\.ts > verify > verdict/)
+    // The failure shows how the check ended and the lines that matter of its output.
+    expect(out).toContain('Typecheck: exit code 2')
+    expect(out).toContain('src/a.ts(3,7): error TS2322: Type string is not assignable to type number')
+    expect(out).toMatch(/hang: timed out after 1s/)
+    expect(out).toContain('verdict rejected')
+
+    const stored = await readEvidenceFile(p.evidencePath)
+    if (!stored.ok) throw new Error(stored.reason)
+    expect(Object.fromEntries(stored.file.checks.map((c) => [c.id, c.status]))).toEqual(STATUSES)
+    expect(stored.file.summary.verdict).toBe('rejected')
+    // Vitest's variables stay out of the checks; the shell's own do not.
+    expect(readFileSync(join(p.dir, '.verify', 'logs', 'env.log'), 'utf8').trim().split('\n')).toEqual([
+      'NODE_ENV=unset',
+      'VITEST=unset',
+      'TEST=unset',
+      'MODE=unset',
+      'VITEST_WORKER_ID=unset',
+      'USER_VAR=kept',
+    ])
+    // `verify check` reads the same file and binding.
+    const check = await p.verify('check', [], { env: withoutOuterVitest() })
+    expect(check.code).toBe(1)
+    expect(checkLine(check.stdout, 'build')).toContain('valid')
+  })
+
+  test('the junit reporter shows checks as testcases; a NODE_ENV the shell had reaches the checks', { timeout: 90_000 }, async () => {
+    const p = runnerProject('vitest-protocol')
+    const junit = join(p.outside, 'junit.xml')
+    const run = await runTool(VITEST_BIN, ['run', '--reporter=junit', `--outputFile.junit=${junit}`], p.dir, { env: { NODE_ENV: 'production' } })
+    expect(run.code).toBe(1)
+    const xml = readFileSync(junit, 'utf8')
+    expect(xml.match(/<testcase /g)).toHaveLength(8)
+    expect(xml).toMatch(/<testcase classname="verify\.test\.ts" name="verify &gt; types &gt; Typecheck"[^>]*>\s*<failure message="Typecheck: exit code 2/)
+    expect(xml).toContain('error TS2322')
+    expect(xml).toMatch(/name="verify &gt; review"[^>]*>\s*<skipped\/>/)
+    expect(readFileSync(join(p.dir, '.verify', 'logs', 'env.log'), 'utf8')).toContain('NODE_ENV=production\nVITEST=unset')
+  })
+
+  test('a check that runs the same Vitest suite finds the suite skipped inside it: nothing recurses', { timeout: 120_000 }, async () => {
+    const p = runnerProject('vitest-recursion')
+    const run = await runTool(VITEST_BIN, ['run', '--reporter=verbose'], p.dir, { timeoutMs: 100_000 })
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(run.stdout).toMatch(/✓ verify\.test\.ts > verify > test/)
+    expect(run.stdout).toMatch(/✓ verify\.test\.ts > verify > verdict/)
+    const inner = readFileSync(join(p.dir, '.verify', 'logs', 'test.log'), 'utf8')
+    expect(inner).toMatch(/↓ verify\.test\.ts > verify > protocol .*\[skipped inside the verify check "test": the protocol is not run from within itself\]/)
+    expect(p.evidence().summary.verdict).toBe('approved')
+  })
+})

@@ -1,0 +1,179 @@
+// The Vitest reporter and plugin, end to end with real Vitest runs: test evidence recorded from the runner's own run,
+// accepted by `verify check` and `verify run --reuse` only when the run proves the whole suite.
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, test } from 'vitest'
+import { cleanup } from '../e2e/helpers.js'
+import { checkLine, removeProjects } from '../evidence-validity/helpers.js'
+import { groupAlive, killTools, runnerProject, runTool, startTool, VITEST_BIN, withoutOuterVitest } from './helpers.js'
+
+const VITEST_VERSION = (JSON.parse(readFileSync(join(VITEST_BIN, '..', 'package.json'), 'utf8')) as { version: string }).version
+
+afterEach(async () => {
+  killTools()
+  await cleanup()
+})
+afterAll(removeProjects)
+
+const vitest = (dir: string, args: readonly string[], env: Record<string, string | undefined> = {}) => runTool(VITEST_BIN, ['run', ...args], dir, { env })
+
+describe('the Vitest reporter', () => {
+  test('a full run records evidence that verify check and verify run --reuse accept, next to the reporters of the command line', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    const junit = join(p.outside, 'junit.xml')
+    const run = await vitest(p.dir, ['--reporter=verbose', '--reporter=junit', `--outputFile.junit=${junit}`])
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    // The command line's reporters still report; the plugin's reporter records.
+    expect(run.stdout).toMatch(/✓ test\/add\.test\.ts > adds small numbers/)
+    expect(run.stdout).toMatch(/↓ test\/sum\.test\.ts > sums nothing/)
+    expect(run.stdout).toContain('verify: recorded "test" evidence (3 tests, full run')
+    expect(readFileSync(junit, 'utf8').match(/<testcase /g)).toHaveLength(5)
+
+    const recorded = p.check('test')
+    expect(recorded.status).toBe('passed')
+    expect(recorded.evidence?.tests).toEqual({ passed: 3, failed: 0, skipped: 1, todo: 1, failures: [] })
+    expect(recorded.evidence?.recordedBy).toEqual({ runner: 'vitest', version: VITEST_VERSION, fullRun: true })
+    expect(recorded.evidence?.command).toContain('vitest run')
+    // Checks nothing recorded are not claimed.
+    expect(p.check('lint')).toMatchObject({ status: 'skipped', reason: 'no evidence recorded', evidence: null })
+
+    const check = await p.verify('check', [], { env: withoutOuterVitest() })
+    expect(checkLine(check.stdout, 'test')).toMatch(/valid \(recorded by vitest reporter, 3 tests, \S+ ago\)/)
+
+    const reuse = await p.verify('run', ['--reuse'], { env: withoutOuterVitest() })
+    expect(reuse.code, reuse.stdout + reuse.stderr).toBe(0)
+    // Only lint ran: the suite did not run a second time.
+    expect(p.check('test').evidence).toMatchObject({ reused: true, recordedBy: { runner: 'vitest', fullRun: true } })
+    expect(p.check('lint').evidence?.reused).toBeUndefined()
+  })
+
+  test('a failing run records the failing tests with file, line and message; verify check rejects', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    const run = await vitest(p.dir, [], { BREAK_TEST: '1' })
+    expect(run.code).toBe(1)
+    const recorded = p.check('test')
+    expect(recorded).toMatchObject({ status: 'failed', reason: '1 of 3 tests failed' })
+    expect(recorded.evidence?.tests?.failures).toEqual([
+      { name: 'adds negative numbers', file: 'test/add.test.ts', line: 6, message: expect.stringContaining('expected -2 to be +0') },
+    ])
+    expect(recorded.evidence?.output.text).toContain('FAIL test/add.test.ts:6 > adds negative numbers')
+    const check = await p.verify('check', [], { env: withoutOuterVitest() })
+    expect(check.code).toBe(1)
+  })
+
+  test.each([
+    { name: 'a name filter', args: ['-t', 'small'], why: 'tests filtered by name (-t /small/)' },
+    { name: 'a file filter', args: ['test/sum.test.ts'], why: '1 of 2 test files ran' },
+    { name: 'a shard', args: ['--shard=1/2'], why: 'a shard of the suite (--shard 1/2)' },
+  ])('a run with $name does not count, and verify check says why', async ({ args, why }) => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    const run = await vitest(p.dir, args)
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    const recorded = p.check('test')
+    expect(recorded.status).toBe('stale')
+    expect(recorded.reason).toContain(why)
+    expect(recorded.evidence?.recordedBy?.fullRun).toBe(false)
+    expect(recorded.evidence?.recordedBy?.notFull).toContain(why)
+    const check = await p.verify('check', [], { env: withoutOuterVitest() })
+    expect(check.code).toBe(3)
+    expect(checkLine(check.stdout, 'test')).toContain(`recorded by a vitest run that does not count: ${why}`)
+    const reuse = await p.verify('run', ['--reuse', '--only', 'lint'], { env: withoutOuterVitest() })
+    expect(reuse.code).toBe(3)
+  })
+
+  test('.only and a bail cut-off do not count', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    p.write('test/focus.test.ts', "import { expect, test } from 'vitest'\ntest.only('focused', () => expect(1).toBe(1))\ntest('left out', () => expect(1).toBe(1))\n")
+    await vitest(p.dir, [])
+    expect(p.check('test').evidence?.recordedBy?.notFull).toBe('tests focused with .only in test/focus.test.ts: the others were skipped')
+
+    const q = runnerProject('vitest-reporter', { git: true })
+    const bailed = await vitest(q.dir, ['--bail=1', '--no-file-parallelism'], { BREAK_TEST: '1' })
+    expect(bailed.code).toBe(1)
+    expect(q.check('test')).toMatchObject({ status: 'failed', evidence: { recordedBy: { fullRun: false, notFull: expect.stringContaining('bail stopped the run') } } })
+  })
+
+  test('the reporter form (`reporters: [..., "verify-protocol/vitest/reporter"]`) records too', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    const run = await vitest(p.dir, ['--config', 'vitest.reporters.config.ts'])
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({ runner: 'vitest', fullRun: true })
+  })
+
+  test('a protocol with no test_pass check fails the run at its start, in one paragraph', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    p.write('verify.config.ts', "import { defineProtocol } from 'verify-protocol'\nexport default defineProtocol({ checks: { lint: 'true' } })\n")
+    const run = await vitest(p.dir, [])
+    expect(run.code).toBe(1)
+    expect(run.stdout + run.stderr).toContain('verify-protocol: Protocol "default" has no test_pass check: name the check this test run stands for')
+    expect(run.stdout + run.stderr).not.toMatch(/test-run\.js|at TestRunRecording/)
+  })
+
+  test('records of other checks survive, also those a concurrent `verify run` writes', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    const lint = await p.verify('run', ['--only', 'lint'], { env: withoutOuterVitest() })
+    expect(lint.code).toBe(3)
+    const first = p.check('lint').evidence?.timestamp
+    // A verify run and a Vitest run at the same time, each writing the same evidence file.
+    let verifyEnded = 0
+    const running = p.verify('run', ['--only', 'lint'], { env: { ...withoutOuterVitest(), LINT_MS: '6000' }, timeoutMs: 30_000 })
+    void running.then(() => (verifyEnded = Date.now()))
+    await until(() => existsSync(`${p.evidencePath}.lock`), () => 'verify run took no lock')
+    const tests = await vitest(p.dir, [])
+    expect(tests.code, tests.stdout + tests.stderr).toBe(0)
+    // The reporter waited for the run that held the evidence file, then added its record to what the run wrote.
+    expect(verifyEnded).toBeGreaterThan(0)
+    expect((await running).code).toBe(3)
+    const file = p.evidence()
+    expect(file.checks.find((c) => c.id === 'test')?.evidence?.recordedBy?.runner).toBe('vitest')
+    const lintNow = file.checks.find((c) => c.id === 'lint')
+    expect(lintNow?.status).toBe('passed')
+    expect(Date.parse(lintNow?.evidence?.timestamp ?? '')).toBeGreaterThan(Date.parse(first ?? ''))
+    expect(file.summary.verdict).toBe('approved')
+    expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(0)
+  })
+
+  test('inside a check of verify run, the reporter leaves the evidence to verify', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    const run = await p.verify('run', [], { env: withoutOuterVitest(), timeoutMs: 60_000 })
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    const recorded = p.check('test')
+    expect(recorded.status).toBe('passed')
+    expect(recorded.evidence?.recordedBy).toBeUndefined()
+    expect(recorded.evidence?.tests).toMatchObject({ passed: 3, failed: 0 })
+    expect(recorded.evidence?.output.text).not.toContain('verify: recorded')
+  })
+
+  test('a watch-mode rerun refreshes the evidence, and stopping Vitest leaves no process behind', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    const watch = startTool(VITEST_BIN, ['--watch'], p.dir, { timeoutMs: 60_000 })
+    const pid = watch.child.pid as number
+    try {
+      await until(() => existsSync(p.evidencePath) && p.check('test').status === 'passed', watch.output)
+      const first = p.check('test').evidence
+      p.write('src/math.ts', 'export const add = (a: number, b: number): number => b + a\n')
+      await until(() => p.check('test').evidence?.timestamp !== first?.timestamp, watch.output)
+      const second = p.check('test').evidence
+      expect(second?.fingerprint).not.toBe(first?.fingerprint)
+      expect(second?.recordedBy?.fullRun).toBe(true)
+      expect(checkLine((await p.verify('check', [], { env: withoutOuterVitest() })).stdout, 'test')).toContain('valid (recorded by vitest reporter, 3 tests')
+    } finally {
+      watch.stop()
+    }
+    await watch.done
+    await until(() => !groupAlive(pid), () => `process group ${pid} still alive`)
+  })
+})
+
+async function until(condition: () => boolean, diagnose: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      if (condition()) return
+    } catch {
+      // Not written yet, or being replaced.
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting; output:\n${diagnose()}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
