@@ -64,21 +64,23 @@ describe('a slow reader of live output', () => {
   }, 120_000)
 })
 
+/** A reporter that records what reaches it, in order. */
+function recorder(): { reporter: Reporter; seen: string[] } {
+  const seen: string[] = []
+  return {
+    seen,
+    reporter: {
+      onCheckOutput: (_check, chunk) => seen.push(chunk),
+      onCheckEnd: () => seen.push('<end>'),
+      onRunEnd: () => void seen.push('<run end>'),
+    },
+  }
+}
+
 describe('boundLiveOutput', () => {
   const check = { id: 'c' } as ResolvedCheck
   const result = { id: 'c', status: 'passed' } as CheckResult
 
-  function recorder(): { reporter: Reporter; seen: string[] } {
-    const seen: string[] = []
-    return {
-      seen,
-      reporter: {
-        onCheckOutput: (_check, chunk) => seen.push(chunk),
-        onCheckEnd: () => seen.push('<end>'),
-        onRunEnd: () => void seen.push('<run end>'),
-      },
-    }
-  }
 
   test('above the high water live chunks are left out until the backlog falls below the low water; then one note says how much', () => {
     const { reporter, seen } = recorder()
