@@ -73,6 +73,11 @@ export interface ResolvedCheck {
   tests?: TestsSpec
   retries: number
   expect?: ExpectSpec
+  /**
+   * For a function check: a digest of the config files that define it (the config and its presets), so that a change
+   * to what its closure reads (a threshold constant beside it) changes the check's digest, not only its source text.
+   */
+  definedIn?: string
 }
 
 /** Where a protocol was loaded from: the process of a function check loads it again from there (SPEC §4). */

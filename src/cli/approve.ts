@@ -46,6 +46,7 @@ async function newApproval(context: CommandContext, check: ResolvedCheck, worksp
   const { rootDir } = context.loaded.protocol
   // approvals.json is written as is, never through the output's mask.
   const approval: Approval = {
+    checkId: check.id,
     by: context.redact(by),
     note: note === null ? null : context.redact(note),
     timestamp: new Date().toISOString(),

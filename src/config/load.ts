@@ -1,5 +1,6 @@
 // Finds and loads the configuration with c12, follows its layers, then validates and resolves it. Every failure is a
 // VerifyConfigError.
+import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -266,10 +267,32 @@ async function loadRemote(source: string, base: LoadConfigOptions<Record<string,
 export async function loadVerifyConfig(options: LoadOptions = {}): Promise<LoadedConfig> {
   const { merged, layers, configFile, rootDir, source, raw } = await loadConfigLayers(options)
   const { protocol, origins } = resolveMerged(merged, { rootDir, source, protocol: options.protocol, overrides: options.overrides })
+  // A function's source text is not all of it: the constants and helpers of the files that define it are too.
+  const defining = functionSources(layers)
+  for (const check of protocol.checks) if (check.kind === 'function') check.definedIn = defining
   protocol.source = {
     cwd: resolve(options.cwd ?? process.cwd()),
     ...(options.configFile ? { configFile: resolve(options.cwd ?? process.cwd(), options.configFile) } : {}),
     ...(options.protocol !== undefined ? { protocol: options.protocol } : {}),
   }
   return { protocol, configFile, rootDir, protocolNames: Object.keys(merged.protocols), raw, layers, origins }
+}
+
+/**
+ * sha256 of the content of every layer file (the config and its presets): what a function check's closure is made
+ * of. Contents only, in a fixed order: the same files loaded from another folder (`--protocol-from`) give the same.
+ */
+function functionSources(layers: readonly LayerInfo[]): string {
+  const contents = layers
+    .map((layer) => layer.file)
+    .filter((f): f is string => f !== undefined)
+    .map((file) => {
+      try {
+        return createHash('sha256').update(readFileSync(file)).digest('hex')
+      } catch {
+        return 'unreadable'
+      }
+    })
+    .toSorted()
+  return `sha256:${createHash('sha256').update(contents.join('\n')).digest('hex')}`
 }

@@ -50,9 +50,9 @@ function writeTree(top: string, commit: string, folder: string, scratch: string)
 }
 
 /**
- * Links into the copy what the checkout has but git ignores — node_modules, build output — in every folder from the
- * repository's top down to the project, so presets, `verify-protocol` and a package importing itself resolve. Files
- * git tracks or could track come only from the ref: nothing of the change can add to the trusted config.
+ * Links into the copy the checkout's installed packages (an ignored `node_modules`) in every folder from the
+ * repository's top down to the project, so presets and `verify-protocol` resolve. Everything else comes only from the
+ * ref, ignored files included (an ignored `.verifyrc` would otherwise join the trusted config).
  */
 function linkIgnored(top: string, tree: string, project: string): void {
   const parts = relative(top, project).split(sep).filter(Boolean)
@@ -65,7 +65,9 @@ function linkIgnored(top: string, tree: string, project: string): void {
     } catch {
       continue
     }
-    for (const name of names) if (name !== '.git' && !existsSync(join(tree, folder, name))) candidates.push(join(folder, name))
+    // Installed packages only: any other ignored file (a `.verifyrc`, a generated config) is the checkout's, and the
+    // checkout is the change under review.
+    for (const name of names) if (name === 'node_modules' && !existsSync(join(tree, folder, name))) candidates.push(join(folder, name))
   }
   if (candidates.length === 0) return
   let ignored: string[]

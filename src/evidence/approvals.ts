@@ -7,6 +7,8 @@ import { readSmallJson, writeFilesAtomic } from './store.js'
 const MAX_APPROVALS_BYTES = 4 * 1024 * 1024
 
 export interface Approval {
+  /** The check it was given for; part of what a key signs, so an approval cannot be moved to another check. */
+  checkId?: string
   by: string
   note: string | null
   /** ISO time of the approval. */
@@ -37,6 +39,7 @@ function isApproval(value: unknown): value is Approval {
     typeof a.checkDigest === 'string' &&
     typeof a.evidenceType === 'string' &&
     (a.note === null || typeof a.note === 'string') &&
+    (a.checkId === undefined || typeof a.checkId === 'string') &&
     (a.signature === undefined || typeof a.signature === 'string')
   )
 }

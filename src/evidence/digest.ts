@@ -12,6 +12,7 @@ export function checkDigest(check: ResolvedCheck, rootDir: string): string {
       kind: check.kind,
       command: check.command,
       run: check.run,
+      definedIn: check.definedIn,
       manual: check.manual,
       cwd: relative(rootDir, check.cwd) || '.',
       // Secret values rotate (CI tokens differ per job): only their names are part of the definition.

@@ -103,8 +103,10 @@ export async function acceptStoredEvidence(
   const judgements = new Map<string, StoredJudgement>()
   for (const check of protocol.checks) {
     const given = check.kind === 'manual' ? options.approvals?.get(check.id) : undefined
-    // `approvals: 'tty'`: an approval recorded without a terminal (a script, an agent's shell) does not count.
-    const refused = given && protocol.approvals === 'tty' && given.tty !== true ? given : undefined
+    // An approval names the check it was given for (and, with a key, signs that name): one copied under another
+    // check's id is no approval of that check. `approvals: 'tty'`: one recorded without a terminal does not count.
+    const why = !given ? null : given.checkId !== check.id ? 'another check' : protocol.approvals === 'tty' && given.tty !== true ? 'no terminal' : null
+    const refused = why ? given : undefined
     const approval = refused ? undefined : given
     const previous = stored.get(check.id)
     const evidence = approval ? approvalEvidence(approval) : wellFormed(previous?.evidence) ? previous.evidence : null
@@ -123,7 +125,9 @@ export async function acceptStoredEvidence(
     if (!evidence) {
       const status = check.kind === 'manual' ? 'pending_manual' : 'pending'
       const reason = refused
-        ? `the approval by ${refused.by} was recorded without a terminal; this protocol accepts only approvals given by a person at a terminal (approvals: 'tty')`
+        ? why === 'another check'
+          ? `the approval by ${refused.by} in approvals.json was not given for "${check.id}" (it names ${refused.checkId === undefined ? 'no check' : `"${refused.checkId}"`}): approve it again`
+          : `the approval by ${refused.by} was recorded without a terminal; this protocol accepts only approvals given by a person at a terminal (approvals: 'tty')`
         : check.kind === 'manual'
           ? (check.manual ?? null)
           : 'no evidence recorded'

@@ -52,6 +52,8 @@ describe.concurrent('verify approve', { timeout: 90_000 }, () => {
     const p = await approved()
     const stored = JSON.parse(readFileSync(p.approvalsPath, 'utf8'))
     expect(stored.approvals.review).toEqual({
+      // The check it was given for: signed with the rest, so it cannot be moved to another check.
+      checkId: 'review',
       by: 'Ann Reviewer',
       note: 'read the design change',
       timestamp: expect.any(String),

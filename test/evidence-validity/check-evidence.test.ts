@@ -182,6 +182,7 @@ describe('judgeStoredEvidence', () => {
   it('an approval satisfies a manual check whatever its age, until the code it was given for changes', async () => {
     const review = byId('review')
     const approval: Approval = {
+      checkId: 'review',
       by: 'Ann',
       note: null,
       timestamp: at(-365 * 24 * 60 * MINUTE),
@@ -200,6 +201,7 @@ describe('judgeStoredEvidence', () => {
   it('an approval of another evidence type does not satisfy the check', async () => {
     const review = byId('review')
     const approval: Approval = {
+      checkId: 'review',
       by: 'Ann',
       note: null,
       timestamp: at(-MINUTE),
@@ -208,5 +210,23 @@ describe('judgeStoredEvidence', () => {
       evidenceType: 'functionality_verified',
     }
     expect((await judge([], { review: approval })).get('review')?.result.status).toBe('stale')
+  })
+
+  it('an approval copied under another check\'s id (same definition, same code) does not approve that check', async () => {
+    const review = byId('review')
+    const approval: Approval = {
+      checkId: 'security',
+      by: 'Ann',
+      note: null,
+      timestamp: at(-MINUTE),
+      fingerprint: await currentFingerprint(review, rootDir, workspace),
+      checkDigest: checkDigest(review, rootDir),
+      evidenceType: 'architect_approval',
+    }
+    const result = (await judge([], { review: approval })).get('review')?.result
+    expect(result?.status).toBe('pending_manual')
+    expect(result?.reason).toMatch(/was not given for "review" \(it names "security"\)/)
+    const unnamed = (await judge([], { review: { ...approval, checkId: undefined } })).get('review')?.result
+    expect(unnamed?.status).toBe('pending_manual')
   })
 })

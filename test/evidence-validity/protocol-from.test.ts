@@ -90,6 +90,38 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
     expect(gate.stdout).toMatch(/build\s+stale — the check's definition changed/)
   })
 
+  it('an ignored .verifyrc (or any ignored file but node_modules) in the checkout never joins the trusted config', async () => {
+    const p = repository()
+    // The change ignores a .verifyrc and writes one that makes the failing build optional.
+    p.write('.gitignore', `${p.read('.gitignore')}.verifyrc\n`)
+    p.git(...COMMIT, 'ignore .verifyrc', '-a')
+    p.write('.verifyrc', 'checks.build.required=false\n')
+    p.write('ignored/fail-build', '')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout).toBe(1)
+    expect(gate.stdout).toMatch(/build\s+failed/)
+  })
+
+  it('a function check whose closure the change weakened is not approved, though its source text is the same', async () => {
+    const p = repository()
+    const gated = (min: number) =>
+      `import { readFileSync } from 'node:fs'\nimport { defineProtocol } from 'verify-protocol'\nconst MIN = ${min}\nexport default defineProtocol({\n  timeout: '20s',\n  checks: {\n    coverage: { run: () => Number(readFileSync('cov.txt', 'utf8')) >= MIN },\n  },\n})\n`
+    p.write('verify.config.ts', gated(5))
+    p.write('cov.txt', '9')
+    p.git('checkout', '-q', 'main')
+    p.git('add', '-A')
+    p.git(...COMMIT, 'coverage gate at 5')
+    p.git('checkout', '-q', '-B', 'change')
+    p.write('verify.config.ts', gated(0))
+    p.write('cov.txt', '1')
+    p.git(...COMMIT, 'lower the bar', '-a')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout).toBe(3)
+    expect(gate.stdout).toMatch(/coverage\s+stale — the check's definition changed/)
+  })
+
   it('a change that removes a check from its own config is not approved', async () => {
     const p = repository()
     p.write('verify.config.ts', TRUSTED.replace(/\n\s+test: .*\n/, '\n'))

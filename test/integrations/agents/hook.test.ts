@@ -73,7 +73,7 @@ describe('verify hook claude-code', () => {
     const head = p.evidence().checks.find((c) => c.id === 'build')?.evidence
     p.write(
       '.verify/approvals.json',
-      JSON.stringify({ schemaVersion: 1, approvals: { review: { by: 'agent', note: null, timestamp: new Date().toISOString(), fingerprint: head?.fingerprint, checkDigest: 'sha256:' + '0'.repeat(64), evidenceType: 'architect_approval', tty: false } } }),
+      JSON.stringify({ schemaVersion: 1, approvals: { review: { checkId: 'review', by: 'agent', note: null, timestamp: new Date().toISOString(), fingerprint: head?.fingerprint, checkDigest: 'sha256:' + '0'.repeat(64), evidenceType: 'architect_approval', tty: false } } }),
     )
     const still = await hookInProcess(['claude-code'], stopEvent(p, { stop_hook_active: true }), env(p))
     expect(still.answer.decision).toBe('block')
