@@ -166,6 +166,24 @@ describe('workspaceFingerprint in git', () => {
     expect(await docs('a')).not.toBe(await docs('b'))
   })
 
+  it('hashes the real bytes whatever the repository configures: a clean filter or an fsmonitor cannot hide an edit', async () => {
+    const root = repo({ 'src/app.ts': 'good\n', 'src/lib.ts': 'lib\n' })
+    // A clean filter that reports every file as what it was, set in the repository's own config and attributes.
+    writeFileSync(join(root, '.git', 'info', 'attributes'), 'src/app.ts filter=hide\n')
+    git(root, 'config', 'filter.hide.clean', 'printf "good\\n"')
+    const before = await fingerprint(root)
+    write(root, 'src/app.ts', 'BAD\n')
+    expect(await fingerprint(root)).not.toBe(before)
+    // An fsmonitor that reports nothing changed.
+    const hook = join(temporaryDir(), 'fsmonitor.sh')
+    writeFileSync(hook, '#!/bin/sh\nprintf "token\\0"\n', { mode: 0o755 })
+    git(root, 'config', 'core.fsmonitor', hook)
+    git(root, 'status', '--porcelain')
+    const watched = await fingerprint(root)
+    write(root, 'src/lib.ts', 'lib edited while watched\n')
+    expect(await fingerprint(root)).not.toBe(watched)
+  })
+
   it('reads files flagged assume-unchanged or skip-worktree by their real content', async () => {
     const root = repo({ 'src/a.ts': 'a\n', 'src/b.ts': 'b\n', 'src/c.ts': 'c\n' })
     git(root, 'update-index', '--assume-unchanged', 'src/a.ts')

@@ -96,7 +96,8 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
     let stderr: string
     try {
       const excluded = leaveOut.map((out) => `:(exclude,literal)${out}`)
-      stderr = await run(repo.top, ['add', '-A', '--', '.', ...excluded], env).then(
+      const raw = await rawContentConfig(repo.top)
+      stderr = await run(repo.top, [...raw, 'add', '-A', '--', '.', ...excluded], env).then(
         (result) => result.stderr,
         (error: unknown) => {
           // Naming an ignored path, even to exclude it, makes git exit 1 after adding everything else.
@@ -106,7 +107,7 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
         },
       )
       // Leaving a folder out must not hide what git tracks inside it.
-      if (tracked.length > 0) await run(repo.top, ['add', '-u', '--', ...tracked.map((file) => `:(literal)${file}`)], env)
+      if (tracked.length > 0) await run(repo.top, [...raw, 'add', '-u', '--', ...tracked.map((file) => `:(literal)${file}`)], env)
     } catch (error) {
       throw addFailure(repo.top, error)
     }
@@ -212,6 +213,22 @@ interface GitOptions {
 }
 
 /** Runs git in `cwd` with an environment no hook or caller can redirect; resolves to its stdout. */
+/**
+ * `git -c …` settings under which `git add` hashes every file's real bytes: the repository's own clean filters (a
+ * `filter=` attribute whose driver `.git/config` defines) could otherwise hash anything at all in place of the file,
+ * and an fsmonitor could report an edited file as unchanged.
+ */
+async function rawContentConfig(top: string): Promise<string[]> {
+  const args = ['-c', 'core.fsmonitor=false']
+  const listed = await run(top, ['config', '--get-regexp', '^filter\\.']).then(
+    (result) => result.stdout,
+    () => '', // exit 1: no filter configured
+  )
+  const names = new Set([...listed.matchAll(/^filter\.(.+)\.(?:clean|smudge|process|required)\s/gm)].map((m) => m[1] as string))
+  for (const name of names) args.push('-c', `filter.${name}.clean=cat`, '-c', `filter.${name}.process=`, '-c', `filter.${name}.required=false`)
+  return args
+}
+
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<string> {
   return (await run(cwd, args, options.env, options)).stdout
 }

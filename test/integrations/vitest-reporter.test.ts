@@ -65,6 +65,7 @@ describe('the Vitest reporter', () => {
     { name: 'a name filter', args: ['-t', 'small'], why: 'tests filtered by name (-t /small/)' },
     { name: 'a file filter', args: ['test/sum.test.ts'], why: '1 of 2 test files ran' },
     { name: 'a shard', args: ['--shard=1/2'], why: 'a shard of the suite (--shard 1/2)' },
+    { name: 'an --exclude', args: ['--exclude', 'test/sum.test.ts'], why: 'test files left out on the command line (--exclude test/sum.test.ts)' },
   ])('a run with $name does not count, and verify check says why', async ({ args, why }) => {
     const p = runnerProject('vitest-reporter', { git: true })
     const run = await vitest(p.dir, args)

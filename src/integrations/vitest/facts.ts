@@ -27,6 +27,8 @@ export async function partialRunReason(vitest: Vitest, specifications: readonly 
   if (config.shard) return `a shard of the suite (--shard ${config.shard.index}/${config.shard.count})`
   if (config.project?.length) return `only some projects ran (--project ${config.project.join(', ')})`
   if (config.tagsFilter?.length) return `tests filtered by tags (--tags-filter ${config.tagsFilter.join(' ')})`
+  // `--exclude` on the command line narrows the files before they are globbed: the glob below cannot see it.
+  if (config.cliExclude?.length) return `test files left out on the command line (--exclude ${config.cliExclude.join(' ')})`
   if (specifications.some((s) => s.testLines?.length || s.testIds?.length || s.testNamePattern || s.testTagsFilter?.length)) {
     return 'only some tests of a file ran (a line, id or name filter)'
   }
