@@ -3,6 +3,7 @@
 // working, with the agent digest as its next instruction. It fails closed: whatever goes wrong blocks, with the problem
 // as the reason, except after `--max-blocks` consecutive blocks, when the stop goes through with the user told plainly
 // that the work is not verified.
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { formatDuration } from '../duration.js'
 import { VerifyUsageError } from '../errors.js'
@@ -96,21 +97,33 @@ function notVerified(verdict: string, blocks: number): string {
 }
 
 /** Decides the answer to one stop event. */
-async function decide(adapter: AgentAdapter, event: StopEvent | Error, values: Record<string, string | boolean | undefined>, positional: string | undefined, io: CliIO): Promise<HookAnswer> {
-  const budgetMs = duration('timeout', values.timeout as string | undefined) ?? DEFAULT_BUDGET_MS
-  const maxBlocks = positiveInt('max-blocks', values['max-blocks'] as string | undefined) ?? DEFAULT_MAX_BLOCKS
+async function decide(adapter: AgentAdapter, event: StopEvent | Error, values: Record<string, string | boolean | undefined>, positional: string | undefined, io: CliIO, lineProblem: string | null): Promise<HookAnswer> {
+  // A mistake in the hook line blocks, but never unbounded: the defaults hold meanwhile and every block is counted.
+  const problems = lineProblem ? [lineProblem] : []
+  const setting = <T>(read: () => T | undefined, fallback: T): T => {
+    try {
+      return read() ?? fallback
+    } catch (error) {
+      problems.push((error as Error).message)
+      return fallback
+    }
+  }
+  const budgetMs = setting(() => duration('timeout', values.timeout as string | undefined), DEFAULT_BUDGET_MS)
+  const maxBlocks = setting(() => positiveInt('max-blocks', values['max-blocks'] as string | undefined), DEFAULT_MAX_BLOCKS)
   const stop: StopEvent = event instanceof Error ? { cwd: null, session: 'unknown', event: 'unknown', continued: true, gate: true } : event
   if (!stop.gate) return { kind: 'allow' }
   const projectDir = resolve(io.cwd, (values.cwd as string | undefined) ?? stop.cwd ?? '.')
   const evidence = values.evidence as string | undefined
-  const counter = new BlockCounter(evidence ? dirname(resolve(projectDir, evidence)) : join(projectDir, '.verify'))
+  const counter = new FallbackCounter(evidence ? dirname(resolve(projectDir, evidence)) : join(projectDir, '.verify'), projectDir)
   const key = blockKey(adapter.name, stop.session, stop.event)
   // A new user turn starts a new count: the bound is on blocks in a row within one turn.
   if (!stop.continued) await counter.update(key, () => 0)
 
   let reason: string
   let verdict = 'incomplete'
-  if (event instanceof Error) {
+  if (problems.length > 0) {
+    reason = `verify's hook line is wrong, so the work is not verified: ${problems.join('; ')}. Fix the hook's command in the agent's settings.`
+  } else if (event instanceof Error) {
     reason = `verify could not read the stop event, so the work is not verified: ${event.message}`
   } else {
     // Subagents that stop at once run one after another (the evidence file's lock), within the budget.
@@ -135,13 +148,40 @@ async function decide(adapter: AgentAdapter, event: StopEvent | Error, values: R
   return { kind: 'block', reason, ...last }
 }
 
+/**
+ * The block counter in the project's `.verify/`, or — when that cannot be written (a file named `.verify`, a read-only
+ * checkout) — in a folder of the system's temp dir for this project: the loop stays bounded either way.
+ */
+class FallbackCounter {
+  readonly #primary: BlockCounter
+  readonly #fallback: BlockCounter
+
+  constructor(verifyDir: string, projectDir: string) {
+    this.#primary = new BlockCounter(verifyDir)
+    this.#fallback = new BlockCounter(join(tmpdir(), `verify-hook-${blockKey('project', projectDir, '')}`))
+  }
+
+  update(key: string, change: (count: number) => number): Promise<number> {
+    return this.#primary.update(key, change).catch(() => this.#fallback.update(key, change))
+  }
+}
+
 export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse('hook', argv, HOOK_OPTIONS)
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] }
+  let lineProblem: string | null = null
+  try {
+    parsed = parse('hook', argv, HOOK_OPTIONS)
+  } catch (error) {
+    // The agent still gets an answer in its own form: the words that are not flags name it.
+    lineProblem = (error as Error).message
+    parsed = { values: {}, positionals: argv.filter((word) => !word.startsWith('-')) }
+  }
+  const { values, positionals } = parsed
   const [agent, protocol, ...extra] = positionals
   if (!agent || !isAgentName(agent)) {
     throw new VerifyUsageError(`verify hook needs the agent it answers: ${AGENTS.join(', ')}${agent ? ` (got "${agent}")` : ''}. E.g. \`verify hook claude-code\`.`)
   }
-  if (extra.length > 0) throw new VerifyUsageError(`verify hook takes an agent and at most one protocol name, got: ${positionals.join(' ')}`)
+  if (extra.length > 0 && !lineProblem) throw new VerifyUsageError(`verify hook takes an agent and at most one protocol name, got: ${positionals.join(' ')}`)
   const adapter = ADAPTERS[agent]
   // The same JSON once parsed, with nothing the output layer would have to defuse (see guardJson).
   const say = (answer: HookAnswer) => io.stdout(guardJson(`${JSON.stringify(adapter.answer(answer))}\n`))
@@ -164,7 +204,7 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
     event = error instanceof Error ? error : new Error(String(error))
   }
   try {
-    say(await decide(adapter, event, values, protocol, io))
+    say(await decide(adapter, event, values, protocol, io, lineProblem))
   } catch (error) {
     // Fail closed: an error of verify itself still answers, and blocks.
     say({ kind: 'block', reason: `verify failed while gating this stop, so the work is not verified: ${formatError(error).trim().replace(/^verify: /, '')}` })

@@ -137,6 +137,28 @@ describe('verify hook claude-code', () => {
     expect(blockCounts(p)).toEqual([1])
   })
 
+  it('a wrong hook line or an unwritable .verify still blocks in the agent\'s form, and the loop stays bounded', async () => {
+    const p = gate()
+    for (const args of [['--max-blocks', '0'], ['--max-blocks', 'abc'], ['--timeout', '0'], ['--maxblocks', '2'], ['--max-blocks', '-1']]) {
+      const stops = []
+      for (let i = 0; i < 10; i++) stops.push(await hookInProcess(['codex', ...args], stopEvent(p, { stop_hook_active: i > 0 }), env(p)))
+      expect(stops[0]?.answer.decision, args.join(' ')).toBe('block')
+      expect(stops[0]?.answer.reason, args.join(' ')).toMatch(/hook line is wrong/)
+      // The default bound (8) holds: the ninth stop in a row goes through, saying the work is not verified.
+      expect(stops.findIndex((s) => s.answer.decision === undefined), args.join(' ')).toBe(8)
+      expect(stops[8]?.answer.systemMessage).toMatch(/NOT verified/)
+    }
+    expect(p.executions()).toEqual([])
+
+    const q = gate()
+    q.write('.verify', 'a file where the folder should be\n')
+    const answers = []
+    // A session of its own: the fallback counter lives outside the project, in the temp dir.
+    const session = `unwritable-${process.pid}-${Date.now()}`
+    for (let i = 0; i < 4; i++) answers.push((await hookInProcess(['claude-code', '--max-blocks', '2'], stopEvent(q, { stop_hook_active: i > 0, session_id: session }), env(q))).answer)
+    expect(answers.map((a) => a.decision)).toEqual(['block', 'block', undefined, 'block'])
+  })
+
   it('counts concurrent subagent stops of one session without losing any', async () => {
     const p = gate()
     introduceBug(p)
