@@ -200,7 +200,9 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   }
   if (agent) out.push(await describeInstall(dir, agent))
   if (pm.name !== 'npm' && !onPath(pm.name, io.env)) {
-    next.push(`  ${`corepack enable ${pm.name}`.padEnd(34)}  the checks run ${pm.name}, which is not on PATH (Corepack comes with Node.js)`)
+    // Corepack (shipped with Node.js 20) manages pnpm and yarn; bun is installed on its own.
+    const get = pm.name === 'bun' ? 'npm install -g bun' : `corepack enable ${pm.name}`
+    next.push(`  ${get.padEnd(34)}  the checks run ${pm.name}, which is not on PATH${pm.name === 'bun' ? '' : ' (Corepack comes with Node.js 20)'}`)
   }
   out.push('', 'Next:', ...next)
   const deps = { ...pkg.dependencies, ...pkg.devDependencies }

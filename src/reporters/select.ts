@@ -127,7 +127,15 @@ export async function createReporters(
   const width: unknown = (io as ReporterHost & { columns?: unknown }).columns
   const columns = typeof width === 'number' && Number.isInteger(width) && width > 0 ? width : undefined
   // A live redraw moves the cursor over what it drew last: only safe when nothing else writes to stdout.
-  const onStdout = entries.filter((e) => e.kind !== 'builtin' || (!e.file && !e.toStderr)).length
+  const stdoutEntries = entries.filter((e) => e.kind !== 'builtin' || (!e.file && !e.toStderr))
+  const onStdout = stdoutEntries.length
+  // JSON or JUnit XML on stdout is for a program to parse: nothing may be mixed into it.
+  const document = stdoutEntries.find((e): e is Extract<Entry, { kind: 'builtin' }> => e.kind === 'builtin' && (e.name === 'json' || e.name === 'junit'))
+  if (document && onStdout > 1) {
+    throw new VerifyUsageError(
+      `--reporter ${document.name} prints ${document.name === 'json' ? 'JSON' : 'JUnit XML'} on stdout for a program to parse, and another reporter would write into it: give one of them a file (--reporter ${document.name}=<file>), or use one reporter on stdout.`,
+    )
+  }
   const context = (entry: Entry): ReporterOptions => ({
     write: entry.kind === 'builtin' && entry.toStderr ? io.stderr : io.stdout,
     // Past the output layer: only built-in reporters, which build their commands with workflowCommand.

@@ -85,6 +85,19 @@ describe('the live task list', () => {
   })
 })
 
+describe('JSON or JUnit on stdout', () => {
+  test.each([[['json', 'default']], [['json', 'json']], [['junit', 'agent']], [['default', 'junit']]])('%j: refused, a program could not parse what it reads', async (specs) => {
+    const io = fakeIO()
+    await expect(createReporters(specs, io, false)).rejects.toThrow(/on stdout for a program to parse/)
+  })
+
+  test('with the other reporter given a file, or the document in a file: fine', async () => {
+    const io = fakeIO()
+    expect(await createReporters(['json', 'junit=/tmp/report.xml'], io, false)).toHaveLength(2)
+    expect(await createReporters(['default', 'json=/tmp/report.json'], io, false)).toHaveLength(2)
+  })
+})
+
 describe('GitHub Actions', () => {
   test('GITHUB_ACTIONS=true adds github-actions to the default', async () => {
     const io = fakeIO({ GITHUB_ACTIONS: 'true', CI: 'true' })
