@@ -25,6 +25,10 @@ export default defineProtocol({
 })
 `
 
+/** A config whose function check gates on a constant beside it. */
+const gated = (min: number) =>
+  `import { readFileSync } from 'node:fs'\nimport { defineProtocol } from 'verify-protocol'\nconst MIN = ${min}\nexport default defineProtocol({\n  timeout: '20s',\n  checks: {\n    coverage: { run: () => Number(readFileSync('cov.txt', 'utf8')) >= MIN },\n  },\n})\n`
+
 /** A repository whose `main` holds the trusted config, checked out on a branch `change`. */
 function repository(): Project {
   const p = project('validity-manual', { git: true })
@@ -105,8 +109,6 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
 
   it('a function check whose closure the change weakened is not approved, though its source text is the same', async () => {
     const p = repository()
-    const gated = (min: number) =>
-      `import { readFileSync } from 'node:fs'\nimport { defineProtocol } from 'verify-protocol'\nconst MIN = ${min}\nexport default defineProtocol({\n  timeout: '20s',\n  checks: {\n    coverage: { run: () => Number(readFileSync('cov.txt', 'utf8')) >= MIN },\n  },\n})\n`
     p.write('verify.config.ts', gated(5))
     p.write('cov.txt', '9')
     p.git('checkout', '-q', 'main')
