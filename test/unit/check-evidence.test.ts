@@ -1,28 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { Evidence } from '../../src/types.js'
 import { checkEvidence, FUTURE_TOLERANCE_MS } from '../../src/verdict/check-evidence.js'
+import { buildRecord } from '../evidence-validity/helpers.js'
 
 const NOW = new Date('2026-11-30T12:00:00.000Z')
 const MAX_AGE = 5 * 60_000
 const check = { id: 'build', name: 'Build', evidenceType: 'build_success' }
 
 function evidence(patch: Partial<Evidence> = {}): Evidence {
-  return {
-    type: 'build_success',
-    passed: true,
-    command: 'npm run build',
-    exitCode: 0,
-    signal: null,
-    timedOut: false,
-    durationMs: 1200,
-    timestamp: new Date(NOW.getTime() - 60_000).toISOString(),
-    fingerprint: 'sha256:workspace',
-    checkDigest: 'sha256:check',
-    output: { text: 'ok', bytes: 2, truncated: false, sha256: 'x' },
-    error: null,
-    metadata: {},
-    ...patch,
-  }
+  return buildRecord(new Date(NOW.getTime() - 60_000).toISOString(), { durationMs: 1200, output: { text: 'ok', bytes: 2, truncated: false, sha256: 'x' }, ...patch })
 }
 
 const context = { maxAgeMs: MAX_AGE, now: NOW, fingerprint: 'sha256:workspace', checkDigest: 'sha256:check' }
