@@ -7,6 +7,7 @@ import { resolveProtocol } from '../src/config/normalize.js'
 import { partitionShards, parseShard } from '../src/runner/shard.js'
 import type { EvidenceFile } from '../src/types.js'
 import { runCli, sandbox } from './e2e/helpers.js'
+import { runCliInProcess } from './helpers/in-process.js'
 
 function protocolOf(checks: Record<string, unknown>) {
   return resolveProtocol({ checks }, { rootDir: '/project' })
@@ -61,13 +62,15 @@ describe('partitionShards', () => {
 // A project outside git (its fingerprint is a hash of its files; .verify/ is left out), so concurrent edits of this
 // repository cannot make the shards see different code.
 function project(checks: string) {
-  const box = sandbox()
+  const box = sandbox({ inProcess: true })
   const dir = join(box.dir, 'project')
   mkdirSync(join(dir, '.verify'), { recursive: true })
   writeFileSync(join(dir, 'verify.config.mjs'), `export default { checks: ${checks} }\n`)
   const evidence = (name: string) => join(dir, '.verify', name)
-  const run = (args: string[]) => runCli([...args, '--no-color'], { cwd: dir })
-  return { dir, evidence, run, read: (name: string) => JSON.parse(readFileSync(evidence(name), 'utf8')) as EvidenceFile }
+  const run = (args: string[]) => runCliInProcess([...args, '--no-color'], { cwd: dir })
+  // `verify merge` as the bin runs it, once; the rest of the matrix runs in process.
+  const spawned = (args: string[]) => runCli([...args, '--no-color'], { cwd: dir })
+  return { dir, evidence, run, spawned, read: (name: string) => JSON.parse(readFileSync(evidence(name), 'utf8')) as EvidenceFile }
 }
 
 const CHECKS = `{ a: 'true', b: { command: 'true', dependsOn: ['a'] }, c: 'true', d: 'true', e: { command: 'true', dependsOn: ['d'] } }`
@@ -85,7 +88,7 @@ describe('verify run --shard and verify merge', () => {
     }
     expect([1, 2, 3].flatMap((i) => p.read(`s${i}.json`).shard?.checks ?? []).toSorted()).toEqual(['a', 'b', 'c', 'd', 'e'])
 
-    const merged = await p.run(['merge', p.evidence('s1.json'), p.evidence('s2.json'), p.evidence('s3.json'), '--evidence', p.evidence('merged.json')])
+    const merged = await p.spawned(['merge', p.evidence('s1.json'), p.evidence('s2.json'), p.evidence('s3.json'), '--evidence', p.evidence('merged.json')])
     expect(merged.code, merged.stderr).toBe(0)
     const file = p.read('merged.json')
     expect(file.summary.verdict).toBe('approved')
@@ -113,7 +116,7 @@ describe('verify run --shard and verify merge', () => {
     const p = project(CHECKS)
     const key = { VERIFY_SIGNING_KEY: 'merge-test-key' }
     for (const i of [1, 2]) {
-      await runCli(['run', '--shard', `${i}/2`, '--evidence', p.evidence(`s${i}.json`), '--no-color'], { cwd: p.dir, env: key })
+      await runCliInProcess(['run', '--shard', `${i}/2`, '--evidence', p.evidence(`s${i}.json`), '--no-color'], { cwd: p.dir, env: key })
     }
     await p.run(['run', '--evidence', p.evidence('full.json')])
     const variant = (name: string, change: (file: EvidenceFile) => void) => {
@@ -135,12 +138,12 @@ describe('verify run --shard and verify merge', () => {
       expect(result.stderr).not.toMatch(/\n\s+at /)
     }
     const altered = variant('altered.json', (f) => (f.checks[0] as { reason: string | null }).reason = 'edited')
-    const result = await runCli(['merge', p.evidence('s1.json'), altered, '--evidence', p.evidence('out.json'), '--no-color'], { cwd: p.dir, env: key })
+    const result = await runCliInProcess(['merge', p.evidence('s1.json'), altered, '--evidence', p.evidence('out.json'), '--no-color'], { cwd: p.dir, env: key })
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/signature does not match/)
     // With a key, an unsigned shard is refused too: the merged file is signed, so it must not launder one.
     const unsigned = variant('unsigned.json', (f) => delete f.signature)
-    const laundered = await runCli(['merge', p.evidence('s1.json'), unsigned, '--evidence', p.evidence('out.json'), '--no-color'], { cwd: p.dir, env: key })
+    const laundered = await runCliInProcess(['merge', p.evidence('s1.json'), unsigned, '--evidence', p.evidence('out.json'), '--no-color'], { cwd: p.dir, env: key })
     expect(laundered.code).toBe(2)
     expect(laundered.stderr).toMatch(/not signed/)
   })

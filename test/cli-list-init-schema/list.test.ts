@@ -3,11 +3,12 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { ListOutput } from '../../src/cli/list.js'
 import { cleanup, diagnose, fixture, ROOT, runCli, STACK_LINE } from '../e2e/helpers.js'
+import { runCliInProcess } from '../helpers/in-process.js'
 
 afterAll(cleanup)
 
 async function listJson(args: string[], cwd: string, env?: Record<string, string>): Promise<ListOutput> {
-  const result = await runCli(['list', '--json', ...args], { cwd, ...(env ? { env } : {}) })
+  const result = await runCliInProcess(['list', '--json', ...args], { cwd, ...(env ? { env } : {}) })
   expect(result.code, diagnose(result)).toBe(0)
   expect(result.stderr).toBe('')
   return JSON.parse(result.stdout) as ListOutput
@@ -71,7 +72,7 @@ describe('verify list --json', () => {
 
 describe('verify list (text)', () => {
   it('prints the layers, the options and one row per check with where it came from', async () => {
-    const result = await runCli(['list'], { cwd: fixture('compose-package') })
+    const result = await runCliInProcess(['list'], { cwd: fixture('compose-package') })
     expect(result.code, diagnose(result)).toBe(0)
     const lines = result.stdout.split('\n')
     expect(lines[0]).toBe('config: verify.config.ts')
@@ -83,6 +84,7 @@ describe('verify list (text)', () => {
   })
 
   it("works on the project's own config", async () => {
+    // Spawned: `verify list` as the bin runs it.
     const result = await runCli(['list'], { cwd: ROOT })
     expect(result.code, diagnose(result)).toBe(0)
     expect(result.stdout).toMatch(/^ {2}build +build_success/m)
@@ -91,7 +93,7 @@ describe('verify list (text)', () => {
 
 describe('verify list errors', () => {
   it('a broken preset chain is a config error: exit 2, one paragraph, no stack', async () => {
-    const result = await runCli(['list', '--config', join(fixture('compose-errors'), 'cycle.config.mjs')])
+    const result = await runCliInProcess(['list', '--config', join(fixture('compose-errors'), 'cycle.config.mjs')])
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/^verify: `extends` has a cycle/)
     expect(result.stderr).toContain('cycle.config.mjs → presets/cycle-a.mjs → presets/cycle-b.mjs → presets/cycle-a.mjs')
@@ -100,14 +102,14 @@ describe('verify list errors', () => {
   })
 
   it('an unknown protocol, and too many arguments, exit 2', async () => {
-    const unknown = await runCli(['list', 'staging'], { cwd: fixture('compose-local') })
+    const unknown = await runCliInProcess(['list', 'staging'], { cwd: fixture('compose-local') })
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toMatch(/No protocol "staging"/)
-    expect((await runCli(['list', 'a', 'b'], { cwd: fixture('compose-local') })).code).toBe(2)
+    expect((await runCliInProcess(['list', 'a', 'b'], { cwd: fixture('compose-local') })).code).toBe(2)
   })
 
   it('--help prints the usage', async () => {
-    const result = await runCli(['list', '--help'])
+    const result = await runCliInProcess(['list', '--help'])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^verify list \[protocol\] \[--json\]/)
   })

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cleanup, diagnose, fixture, runCli, sandbox } from '../e2e/helpers.js'
+import { runCliInProcess } from '../helpers/in-process.js'
 import { validate } from './json-schema.js'
 
 afterAll(cleanup)
@@ -11,7 +12,7 @@ let evidenceSchema: Record<string, unknown>
 let configSchema: Record<string, unknown>
 
 beforeAll(async () => {
-  const [evidence, config, plain] = await Promise.all([runCli(['schema', 'evidence']), runCli(['schema', 'config']), runCli(['schema'])])
+  const [evidence, config, plain] = await Promise.all([runCli(['schema', 'evidence']), runCliInProcess(['schema', 'config']), runCliInProcess(['schema'])])
   for (const result of [evidence, config, plain]) expect(result.code, diagnose(result)).toBe(0)
   evidenceSchema = JSON.parse(evidence.stdout) as Record<string, unknown>
   configSchema = JSON.parse(config.stdout) as Record<string, unknown>
@@ -37,7 +38,7 @@ describe('verify schema evidence', () => {
   ]
 
   it.each(runs)('validates the evidence of a run on fixtures/%s %j', async (name, args, env) => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['run', ...args], { cwd: fixture(name), ...(env ? { env } : {}) })
     expect([0, 1, 3], diagnose(result)).toContain(result.code)
     const file = JSON.parse(readFileSync(box.evidencePath, 'utf8')) as Record<string, unknown>
@@ -46,7 +47,7 @@ describe('verify schema evidence', () => {
   })
 
   it('validates reused evidence (verify run --reuse)', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     await box.run(['run'], { cwd: fixture('all-pass') })
     await box.run(['run', '--reuse'], { cwd: fixture('all-pass') })
     const file = JSON.parse(readFileSync(box.evidencePath, 'utf8')) as { checks: { evidence: { reused?: boolean } | null }[] }
@@ -55,7 +56,7 @@ describe('verify schema evidence', () => {
   })
 
   it('rejects an evidence file that breaks the contract', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     await box.run(['run'], { cwd: fixture('all-pass') })
     const good = JSON.parse(readFileSync(box.evidencePath, 'utf8')) as Record<string, unknown>
     const broken = (mutate: (file: any) => void) => {
@@ -138,7 +139,7 @@ describe('verify schema config', () => {
 
 describe('usage', () => {
   it('an unknown schema name is a usage error', async () => {
-    const result = await runCli(['schema', 'reporters'])
+    const result = await runCliInProcess(['schema', 'reporters'])
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/config, evidence/)
   })

@@ -15,7 +15,7 @@ afterAll(async () => {
 
 describe('a preset package (fixtures/compose-package)', () => {
   it('runs the merged protocol: the override ran, the trimmed check did not, the preset timeout held', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['run'], { cwd: fixture('compose-package') })
     expect(result.code, diagnose(result)).toBe(0)
     const evidence = box.evidence()
@@ -36,7 +36,7 @@ describe('a preset package (fixtures/compose-package)', () => {
 
 describe('protocol inheritance (fixtures/compose-local)', () => {
   it('verify run deploy runs the inherited checks and its own', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['run', 'deploy'], { cwd: fixture('compose-local') })
     expect(result.code, diagnose(result)).toBe(0)
     const evidence = box.evidence()

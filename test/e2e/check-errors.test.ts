@@ -7,7 +7,7 @@ afterAll(cleanup)
 
 describe('checks that cannot run', () => {
   test('each is `error` with a clear reason, the other checks still run, the verdict is rejected', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', fixture('errors')])
     expect(result.killedByTest).toBe(false)
     expect(result.code, diagnose(result)).toBe(1)

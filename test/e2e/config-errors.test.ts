@@ -12,7 +12,7 @@ const ERRORS = fixture('config-errors')
 
 /** Runs verify expecting a usage/config error; checks what every such error must satisfy. */
 async function expectUsageError(args: readonly string[], options?: CliOptions): Promise<string> {
-  const box = sandbox()
+  const box = sandbox({ inProcess: true })
   const result: CliResult = await box.run(args, options)
   expect(result.killedByTest).toBe(false)
   expect(result.code, diagnose(result)).toBe(2)
@@ -85,7 +85,7 @@ describe.concurrent('invalid configurations', () => {
   })
 
   test('a config file with a syntax error', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const dir = join(box.dir, 'project')
     mkdirSync(dir)
     writeFileSync(join(dir, 'verify.config.ts'), 'export default {\n  checks: { x: "true" \n')
@@ -107,7 +107,7 @@ describe.concurrent('missing configurations', () => {
   })
 
   test('no config in the folder verify runs in: one line that suggests `verify init`', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const dir = join(box.dir, 'bare')
     mkdirSync(dir)
     const message = await expectUsageError([], { cwd: dir })
@@ -116,7 +116,7 @@ describe.concurrent('missing configurations', () => {
   })
 
   test('no config in a project that has a package.json (no "verify" key): one line that suggests `verify init`', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const dir = join(box.dir, 'project')
     mkdirSync(dir)
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'some-project', scripts: { test: 'true' } }))
@@ -126,7 +126,7 @@ describe.concurrent('missing configurations', () => {
   })
 
   test('--cwd to a folder without a config (verify started elsewhere): one line that suggests `verify init`', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const dir = join(box.dir, 'bare')
     mkdirSync(dir)
     const message = await expectUsageError(['--cwd', dir])

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { CheckResult, EvidenceFile } from '../../src/types.js'
-import { INHERITED } from '../setup/env.js'
+import { cliEnvironment, runCliInProcess } from '../helpers/in-process.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const BIN = join(ROOT, 'bin', 'verify.mjs')
@@ -40,20 +40,6 @@ export interface RunningCli {
   done: Promise<CliResult>
 }
 
-// Variables that make verify pick another reporter or mode (CI, GitHub Actions, coding agents).
-const AMBIENT = [...INHERITED, 'CI', 'FORCE_COLOR', 'DEBUG']
-
-function environment(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const key of AMBIENT) delete env[key]
-  env.NO_COLOR = '1'
-  for (const [key, value] of Object.entries(extra)) {
-    if (value === undefined) delete env[key]
-    else env[key] = value
-  }
-  return env
-}
-
 const running = new Set<ChildProcess>()
 
 /** Starts `node bin/verify.mjs ...args`; `done` settles when it exits (or is killed at the deadline). */
@@ -61,7 +47,7 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Run
   const started = performance.now()
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: environment(options.env),
+    env: cliEnvironment(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   running.add(child)
@@ -111,7 +97,8 @@ export interface Sandbox {
 
 const sandboxes: string[] = []
 
-export function sandbox(): Sandbox {
+/** With `inProcess`, `run` goes through `cli()` in this process (test/helpers/in-process.ts); `start` always spawns. */
+export function sandbox(mode: { inProcess?: boolean } = {}): Sandbox {
   const dir = mkdtempSync(join(tmpdir(), 'verify-e2e-'))
   sandboxes.push(dir)
   const evidencePath = join(dir, 'evidence.json')
@@ -123,7 +110,7 @@ export function sandbox(): Sandbox {
     dir,
     evidencePath,
     logDir: join(dir, 'logs'),
-    run: (args, options) => runCli(...withDefaults(args, options)),
+    run: (args, runOptions) => (mode.inProcess ? runCliInProcess : runCli)(...withDefaults(args, runOptions)),
     start: (args, options) => startCli(...withDefaults(args, options)),
     evidence: () => readEvidence(evidencePath),
     check: (id) => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { CheckResult, Evidence, EvidenceFile } from '../../src/types.js'
 import { fixture, readEvidence, ROOT, runCli, type CliOptions, type CliResult } from '../e2e/helpers.js'
+import { runCliInProcess } from '../helpers/in-process.js'
 
 export interface Project {
   /** The project folder (the config's folder, and the repository's top when `git`). */
@@ -18,8 +19,10 @@ export interface Project {
   counter: string
   /** A folder outside the project for anything else a test writes. */
   outside: string
-  /** Runs `verify <command> ...args` in the project. */
+  /** Runs `verify <command> ...args` in the project, in this process (test/helpers/in-process.ts). */
   verify(command: string, args?: readonly string[], options?: CliOptions): Promise<CliResult>
+  /** The same, as a spawned `node bin/verify.mjs`: for what is about the process (one case per command). */
+  spawn(command: string, args?: readonly string[], options?: CliOptions): Promise<CliResult>
   evidence(): EvidenceFile
   check(id: string): CheckResult
   /** Ids of the checks that really ran, in the order they ran. */
@@ -74,6 +77,8 @@ export function project(name: string, options: { git?: boolean } = {}): Project 
     counter,
     outside,
     verify: (command, args = [], cliOptions = {}) =>
+      runCliInProcess([command, ...args], { cwd: dir, ...cliOptions, env: { VALIDITY_COUNTER: counter, VALIDITY_OUTSIDE: outside, ...cliOptions.env } }),
+    spawn: (command, args = [], cliOptions = {}) =>
       runCli([command, ...args], { cwd: dir, ...cliOptions, env: { VALIDITY_COUNTER: counter, VALIDITY_OUTSIDE: outside, ...cliOptions.env } }),
     evidence: () => readEvidence(evidencePath),
     check: (id) => {

@@ -1,3 +1,4 @@
+// Spawned, not in process: the fixture config reads the secrets from process.env as it loads, as a user's config does.
 // The secret-leak matrix (SPEC §8): each check of fixtures/validity-secrets exposes one secret in one form — raw,
 // base64 at the three alignments and wrapped at 76 columns, URL-encoded, JSON-escaped, split across two writes, with
 // a colour code inside, on stderr, in its command line, in a thrown error, in a function's result, under each secret
@@ -142,9 +143,9 @@ beforeAll(async () => {
   const evidence = (name: string) => ['--evidence', join(p.outside, name, 'evidence.json')]
   const file = (name: string) => join(p.outside, name)
   const [plain, json, rest, color] = await Promise.all([
-    p.verify('run', evidence('default'), { env, timeoutMs: 60_000 }),
-    p.verify('run', [...evidence('json'), '--reporter', 'json'], { env, timeoutMs: 60_000 }),
-    p.verify(
+    p.spawn('run', evidence('default'), { env, timeoutMs: 60_000 }),
+    p.spawn('run', [...evidence('json'), '--reporter', 'json'], { env, timeoutMs: 60_000 }),
+    p.spawn(
       'run',
       [
         ...evidence('others'),
@@ -159,20 +160,20 @@ beforeAll(async () => {
       ],
       { env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: file('step-summary.md') }, timeoutMs: 60_000 },
     ),
-    p.verify('run', [...evidence('color'), '--reporter', 'verbose', '--color'], { env, timeoutMs: 60_000 }),
+    p.spawn('run', [...evidence('color'), '--reporter', 'verbose', '--color'], { env, timeoutMs: 60_000 }),
   ])
   for (const result of [plain, json, rest, color]) expect(result.code, diagnose(result)).toBe(1)
   // An approval whose --by and --note hold secrets, recorded beside a copy of the default run's evidence.
   mkdirSync(file('approved'))
   cpSync(join(p.outside, 'default', 'evidence.json'), file('approved/evidence.json'))
-  const approve = await p.verify('approve', ['manual-approval', '--by', `ops ${APPROVER.secret}`, '--note', `rotated ${NOTE.secret}`, ...evidence('approved')], { env, timeoutMs: 60_000 })
+  const approve = await p.spawn('approve', ['manual-approval', '--by', `ops ${APPROVER.secret}`, '--note', `rotated ${NOTE.secret}`, ...evidence('approved')], { env, timeoutMs: 60_000 })
   expect(approve.code, diagnose(approve)).toBe(0)
   const [check, checkJson, approved, list, listJson] = await Promise.all([
-    p.verify('check', evidence('default'), { env, timeoutMs: 60_000 }),
-    p.verify('check', [...evidence('default'), '--json'], { env, timeoutMs: 60_000 }),
-    p.verify('check', evidence('approved'), { env, timeoutMs: 60_000 }),
-    p.verify('list', [], { env, timeoutMs: 60_000 }),
-    p.verify('list', ['--json'], { env, timeoutMs: 60_000 }),
+    p.spawn('check', evidence('default'), { env, timeoutMs: 60_000 }),
+    p.spawn('check', [...evidence('default'), '--json'], { env, timeoutMs: 60_000 }),
+    p.spawn('check', evidence('approved'), { env, timeoutMs: 60_000 }),
+    p.spawn('list', [], { env, timeoutMs: 60_000 }),
+    p.spawn('list', ['--json'], { env, timeoutMs: 60_000 }),
   ])
   expect(list.code, diagnose(list)).toBe(0)
   core = {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DURATION_RULE } from '../../src/duration.js'
-import { cleanup, diagnose, runCli, STACK_LINE } from '../e2e/helpers.js'
+import { cleanup, diagnose, STACK_LINE } from '../e2e/helpers.js'
+import { runCliInProcess } from '../helpers/in-process.js'
 
 const work = mkdtempSync(join(tmpdir(), 'verify-config-edges-'))
 afterAll(async () => {
@@ -21,7 +22,7 @@ function project(file: string, text: string) {
   mkdirSync(dir)
   writeFileSync(join(dir, file), text)
   // Only `run` writes evidence: it goes to the project's folder, out of the repository.
-  return (args: string[]) => runCli([...args, ...(args[0] === 'run' ? ['--evidence', join(dir, 'evidence.json'), '--no-color'] : [])], { cwd: dir, timeoutMs: 20_000 })
+  return (args: string[]) => runCliInProcess([...args, ...(args[0] === 'run' ? ['--evidence', join(dir, 'evidence.json'), '--no-color'] : [])], { cwd: dir, timeoutMs: 20_000 })
 }
 
 describe('durations: one rule, one message, config and flags alike', { timeout: 30_000 }, () => {
