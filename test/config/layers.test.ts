@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { LoadedConfig } from '../../src/config/load.js'
+import type { LoadedConfig } from '../../src/config/index.js'
 import { fixture, ROOT } from '../e2e/helpers.js'
 import { configError, ENV, load } from './load-helpers.js'
 

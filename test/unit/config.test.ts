@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createProtocol } from '../../src/api.js'
 import { defineConfig, defineProtocol, STANDARD_CHECKS } from '../../src/config/define.js'
-import { parseConfig, resolveProtocol, type ResolveOptions } from '../../src/config/normalize.js'
+import { parseConfig, resolveProtocol, type ResolveOptions } from '../../src/config/resolve.js'
 import { VerifyConfigError } from '../../src/errors.js'
 import type { ResolvedProtocol } from '../../src/types.js'
 
