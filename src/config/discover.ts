@@ -90,7 +90,7 @@ export interface Discovery {
   searched: string[]
 }
 
-/** Finds the project's folder from `cwd` (default: the process's), or takes the file given. Throws VerifyConfigError. */
+/** Finds the project's folder from `cwd` upward, or takes the `--config` file given. Throws VerifyConfigError. */
 export function discoverConfig(options: { cwd?: string; configFile?: string }): Discovery {
   const cwd = resolve(options.cwd ?? process.cwd())
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {

@@ -64,7 +64,7 @@ export interface LoadedConfig {
   origins: Record<string, string[]>
 }
 
-/** Discovers and loads the project's config and every layer it extends, validated and merged, within the load time limit. */
+/** Discovers and loads the config and every layer it extends, validated and merged, within the load time limit. */
 export async function loadConfigLayers(options: LoadOptions = {}): Promise<LoadedLayers> {
   const env = options.env ?? process.env
   const timeoutMs = configTimeoutMs(env)

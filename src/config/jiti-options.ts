@@ -1,5 +1,5 @@
-// Step 2 (load), helper: the options verify gives jiti, which loads config files: where the transform cache lives, and the aliases that let a
-// config use the modules the bundled CLI already holds.
+// Step 2 (load), helper: the options verify gives jiti, which loads config files: where the transform cache lives, and
+// the aliases that let a config use the modules the bundled CLI already holds.
 //
 // When the bundled CLI loads a config that imports `verify-protocol`, and that import reaches this very package, the
 // config gets the bundle's copy of the public API (dist/cli-api.js, whose modules the CLI already holds) instead of

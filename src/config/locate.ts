@@ -81,7 +81,7 @@ function packageDir(name: string, fromDir: string): { dir: string; pkg: PackageJ
 function nodeResolve(specifier: string, fromDir: string): string | undefined {
   const from = pathToFileURL(join(resolve(fromDir), '/'))
   for (const conditions of [ESM_CONDITIONS, CJS_CONDITIONS]) {
-    // No cache: a preset may be installed, built or edited between two loads of one process (a library user, a watcher).
+    // No cache: a preset may be installed, built or edited between two loads in one process (a library user).
     const file = resolveModulePath(specifier, { from, conditions, try: true, cache: false })
     if (file !== undefined) return file
   }

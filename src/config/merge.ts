@@ -129,9 +129,9 @@ function withoutName(protocol: ProtocolSchemaOutput): ProtocolSchemaOutput {
 }
 
 /**
- * Validates each layer (validate.ts) and merges them, lowest first. When every layer is a single protocol they merge into one
- * protocol (named by the last layer that names it). When any layer is a `defineConfig`, protocols merge by name and
- * a single-protocol layer merges into "default" (its `name` is not used).
+ * Validates each layer (validate.ts) and merges them, lowest first. When every layer is a single protocol they merge
+ * into one protocol (named by the last layer that names it). When any layer is a `defineConfig`, protocols merge by
+ * name and a single-protocol layer merges into "default" (its `name` is not used).
  */
 export function mergeLayers(layers: readonly LayerInput[]): MergedConfig {
   const { layers: parsed, problems } = validateLayers(layers)

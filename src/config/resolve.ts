@@ -13,8 +13,6 @@ import { formatIssues } from './messages.js'
 import { checkSchema, type CheckSchemaOutput, type ProtocolSchemaOutput } from './schema.js'
 import type { LayerInput, Protocols } from './validate.js'
 
-export { parseConfig } from './validate.js'
-
 export const DEFAULTS = {
   timeoutMs: 10 * 60_000,
   maxAgeMs: 5 * 60_000,
@@ -41,11 +39,6 @@ export interface ResolveOptions {
   /** Protocol to pick; default "default" (or the only one). */
   protocol?: string
   overrides?: ProtocolOverrides
-}
-
-/** The protocols a config declares, in declaration order (after every layer is merged). */
-export function protocolNames(raw: unknown, source = 'the configuration'): string[] {
-  return Object.keys(mergeLayers([{ label: source, raw }]).protocols)
 }
 
 function pickName(protocols: Protocols, requested: string | undefined, source: string): string {

@@ -133,7 +133,7 @@ export const configSchema = z.strictObject({
   protocols: z.record(z.string(), protocolSchema),
 })
 
-/** `extends` of a JSON config file: paths (relative to the file), npm packages (presets), remote sources when allowed. */
+/** `extends` of a JSON config file: paths (relative to the file), npm packages (presets), remote sources if allowed. */
 export const layerListSchema = z.union([z.string().min(1), z.array(z.string().min(1))])
 
 const isPresetValue = (value: unknown): boolean => typeof value === 'function' || (value !== null && typeof value === 'object' && !Array.isArray(value))
@@ -151,7 +151,7 @@ export const extendsSchema = z.preprocess(
     .pipe(z.array(extendsEntrySchema)),
 )
 
-/** A config file's keys about its layers, validated before the layers are loaded; its other keys are left to validate.ts. */
+/** A config file's keys about its layers, validated before its layers load; its other keys are for validate.ts. */
 export const layerFieldsSchema = z.object({
   extends: extendsSchema.optional(),
   /** Lets `extends` fetch remote sources; only the project's own config may set it (layers.ts). */

@@ -1,6 +1,6 @@
-// Step 3 of the config pipeline (discover → load → validate → merge → resolve): each layer's config object against
-// the zod schema of schema.ts, on its own — options first, each check's own fields after, every problem at once.
-// Whether a check has exactly one kind, and `dependsOn`, are judged once layers are merged (resolve.ts).
+// Step 3 of the config pipeline (discover → load → validate → merge → resolve): each layer's config object against the
+// zod schema of schema.ts, on its own — options first, each check's own fields after, every problem at once. Whether a
+// check has exactly one kind, and `dependsOn`, are judged once layers are merged (resolve.ts).
 import type { z } from 'zod'
 import { VerifyConfigError } from '../errors.js'
 import { describeValue, EXPECTED_EXPORT, formatIssues, formatPath } from './messages.js'
