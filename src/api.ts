@@ -1,7 +1,7 @@
 // The seed's entry points as thin, typed wrappers over the engine.
 import { randomUUID } from 'node:crypto'
 import type { CheckDefinition } from './config/define.js'
-import { resolveProtocol } from './config/normalize.js'
+import { resolveProtocol } from './config/resolve.js'
 import { checkDigest } from './evidence/digest.js'
 import { inputsFingerprint, workspaceFingerprint } from './evidence/fingerprint.js'
 import { executeCheck } from './runner/run-check.js'

@@ -26,11 +26,12 @@ export type {
   StandardCheck,
   StandardEvidenceType,
 } from './config/define.js'
-export { loadConfigLayers, loadVerifyConfig } from './config/load.js'
-export type { LayerInfo, LoadedConfig, LoadedLayers, LoadOptions } from './config/load.js'
-export { resolveLayers, resolveMerged, resolveProtocol } from './config/normalize.js'
-export type { ProtocolOverrides, ResolvedWithOrigins, ResolveOptions } from './config/normalize.js'
-export type { LayerInput, MergedConfig } from './config/compose.js'
+export { loadConfigLayers, loadVerifyConfig } from './config/index.js'
+export type { LayerInfo, LoadedConfig, LoadedLayers, LoadOptions } from './config/index.js'
+export { resolveLayers, resolveMerged, resolveProtocol } from './config/resolve.js'
+export type { ProtocolOverrides, ResolvedWithOrigins, ResolveOptions } from './config/resolve.js'
+export type { MergedConfig } from './config/merge.js'
+export type { LayerInput } from './config/validate.js'
 export { createProtocol, runSingleCheck, runVerification } from './api.js'
 export type { CheckWithId, RunSingleCheckOptions } from './api.js'
 export { createChecklist } from './runner/schedule.js'

@@ -111,6 +111,8 @@ export interface ResolvedProtocol {
   logLimitBytes: number
   /** Which approvals of manual checks count: `tty` refuses those recorded without a terminal (a script, an agent). */
   approvals?: 'any' | 'tty'
+  /** The config's `reporters`, used when no `--reporter` is given. */
+  reporters?: ReporterEntry[]
   checks: ResolvedCheck[]
   /** Set when it was loaded from a config; a protocol built in memory has none and runs its function checks in process. */
   source?: ProtocolSource
@@ -276,6 +278,9 @@ export interface RunOutcome {
   /** The signal that interrupted the run, if any. */
   interrupted: 'SIGINT' | 'SIGTERM' | 'SIGHUP' | null
 }
+
+/** A reporter in the config: a built-in name or module path, `[name or path, options]`, or a reporter object. */
+export type ReporterEntry = string | [string, Record<string, unknown>] | Reporter
 
 /** A reporter: optional lifecycle hooks, as in Vitest. */
 export interface Reporter {

@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { resolveProtocol } from '../src/config/normalize.js'
+import { resolveProtocol } from '../src/config/resolve.js'
 import { partitionShards, parseShard } from '../src/runner/shard.js'
 import type { EvidenceFile } from '../src/types.js'
 import { runCli, sandbox } from './e2e/helpers.js'

@@ -1,5 +1,5 @@
 // What every command that reads or writes evidence needs: the resolved protocol, the paths, the secrets to mask.
-import type { ProtocolOverrides } from '../config/normalize.js'
+import type { ProtocolOverrides } from '../config/resolve.js'
 import type { Redactor } from '../evidence/redact.js'
 import { openEvidenceSession, type EvidenceSession } from '../evidence/session.js'
 import type { CliIO } from './io.js'

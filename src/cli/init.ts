@@ -3,7 +3,7 @@
 // from package.json must not silently remove a check from the gate.
 import { accessSync, constants, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { delimiter, join, relative, resolve } from 'node:path'
-import { CONFIG_FILES, isFile, PACKAGE_JSON_KEY, RC_FILE } from '../config/files.js'
+import { CONFIG_FILES, isFile, PACKAGE_JSON_KEY, RC_FILE } from '../config/discover.js'
 import { VerifyUsageError } from '../errors.js'
 import { untrusted } from '../reporters/safe-text.js'
 import { NODE_SCRIPTS, scriptFor, type NodeCheckId } from '../presets/node.js'

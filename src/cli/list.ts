@@ -1,7 +1,7 @@
 // `verify list [protocol] [--json]`: the resolved protocol(s) after every layer — what would run, and from where.
 import { relative, resolve } from 'node:path'
-import { loadConfigLayers } from '../config/load.js'
-import { resolveMerged } from '../config/normalize.js'
+import { loadConfigLayers } from '../config/index.js'
+import { resolveMerged } from '../config/resolve.js'
 import { VerifyUsageError } from '../errors.js'
 import { createRedactor, redactDeep, secretValues } from '../evidence/redact.js'
 import { guardJson, untrusted } from '../reporters/safe-text.js'

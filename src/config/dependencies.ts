@@ -1,4 +1,4 @@
-// Dependencies between checks: validation of `dependsOn`, the `'*'` wildcard, and cycles.
+// Step 5 (resolve), helper: dependencies between checks — validation of `dependsOn`, the `'*'` wildcard, and cycles.
 import type { ResolvedCheck } from '../types.js'
 import type { CheckEntry } from './define.js'
 
@@ -6,7 +6,7 @@ import type { CheckEntry } from './define.js'
 export const ALL_CHECKS = '*'
 
 /** Problems of every declared check's `dependsOn`, valid check or not, so they are all reported at once. */
-export function dependencyProblems(entries: Record<string, CheckEntry>, removedBy: Record<string, string>): string[] {
+function dependencyProblems(entries: Record<string, CheckEntry>, removedBy: Record<string, string>): string[] {
   const problems: string[] = []
   const ids = new Set(Object.keys(entries).filter((id) => entries[id] !== false))
   for (const id of ids) {
@@ -81,4 +81,15 @@ export function findCycle(checks: readonly { id: string; dependsOn: readonly str
     if (cycle) return cycle
   }
   return undefined
+}
+
+/** Unknown ids and cycles in the `dependsOn` of merged checks (`'*'` never makes a cycle: it skips dependents). */
+export function dependsOnProblems(entries: Record<string, CheckEntry>, removedBy: Record<string, string>): string[] {
+  const problems = dependencyProblems(entries, removedBy)
+  const graph = Object.entries(entries).flatMap(([id, entry]) =>
+    entry === false ? [] : [{ id, dependsOn: typeof entry === 'object' && Array.isArray(entry.dependsOn) ? entry.dependsOn.filter((d) => d !== ALL_CHECKS) : [] }],
+  )
+  const cycle = findCycle(graph)
+  if (cycle) problems.push(`checks.${cycle[0]}.dependsOn: a cycle ${cycle.join(' → ')}`)
+  return problems
 }

@@ -1,5 +1,6 @@
-// Loading a config runs its code and its presets' code: it must neither end the process nor hang it (SPEC §3.1).
-// While a config loads, process.exit is trapped, what its timers throw fails the load, and the load has a time limit.
+// Step 2 (load), helper: loading a config runs its code and its presets' code: it must neither end the process nor hang
+// it (SPEC §3.1). While a config loads, process.exit is trapped, what its timers throw fails the load, and the load has
+// a time limit.
 import { formatDuration, parseDuration } from '../duration.js'
 import { VerifyConfigError } from '../errors.js'
 import { errorSummary } from './messages.js'

@@ -1,5 +1,5 @@
-// The options verify gives jiti, which loads config files: where the transform cache lives, and the aliases that let a
-// config use the modules the bundled CLI already holds.
+// Step 2 (load), helper: the options verify gives jiti, which loads config files: where the transform cache lives, and
+// the aliases that let a config use the modules the bundled CLI already holds.
 //
 // When the bundled CLI loads a config that imports `verify-protocol`, and that import reaches this very package, the
 // config gets the bundle's copy of the public API (dist/cli-api.js, whose modules the CLI already holds) instead of
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TOOL } from '../version.js'
-import { resolveExports, resolvePackage, type Exports } from './resolve-package.js'
+import { resolvePackage } from './locate.js'
 
 /** jiti aliases (specifier → file) for a config in `rootDir`; none when not bundled or the import reaches another copy. */
 export function selfAlias(rootDir: string): Record<string, string> {
@@ -22,13 +22,13 @@ export function selfAlias(rootDir: string): Record<string, string> {
   if (!('file' in reached) || !existsSync(library) || reached.file !== realpathSync(library)) return {}
   const alias: Record<string, string> = { [TOOL.name]: fileURLToPath(api) }
   // jiti matches an alias as a prefix (`verify-protocol/presets/node` would become `cli-api.js/presets/node`): every
-  // other export of the package is aliased to the file it names, as Node would resolve it.
-  const { exports } = JSON.parse(readFileSync(`${packageDir}package.json`, 'utf8')) as { exports?: Exports }
+  // other export of the package is aliased to the file it names, as Node resolves it from the package itself.
+  const { exports } = JSON.parse(readFileSync(`${packageDir}package.json`, 'utf8')) as { exports?: unknown }
   if (exports && typeof exports === 'object' && !Array.isArray(exports)) {
     for (const key of Object.keys(exports)) {
       if (key === '.' || key.includes('*')) continue
-      const found = resolveExports(exports, key)
-      if (found) alias[`${TOOL.name}/${key.slice(2)}`] = fileURLToPath(new URL(found, new URL('..', import.meta.url)))
+      const found = resolvePackage(`${TOOL.name}/${key.slice(2)}`, packageDir)
+      if ('file' in found) alias[`${TOOL.name}/${key.slice(2)}`] = found.file
     }
   }
   return alias

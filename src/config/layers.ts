@@ -1,12 +1,14 @@
-// Follows `extends` from the project's config down to every layer (SPEC §3.3). Unlike c12's own `extends`, every
-// failure is an error naming the file and the chain that led to it: a missing preset, one that throws at import, a
-// cycle, a remote source that was not allowed. Relative entries resolve against the file that declares them.
+// Step 2 (load), helper: follows `extends` from the project's config down to every layer (SPEC §3.3), each layer's
+// `extends` and `allowRemote` validated by the zod schema first. Unlike c12's own `extends`, every failure is an error
+// naming the file and the chain that led to it: a missing preset, one that throws at import, a cycle, a remote source
+// that was not allowed. Relative entries resolve against the file that declares them (locate.ts).
 import { dirname, relative } from 'node:path'
 import { VerifyConfigError } from '../errors.js'
-import type { LayerInput } from './compose.js'
 import type { PresetContext } from './define.js'
-import { describeValue, errorSummary } from './messages.js'
-import { isPathEntry, isRemoteEntry, resolvePackage, resolvePath, type Resolution } from './resolve-package.js'
+import { isPathEntry, isRemoteEntry, resolvePackage, resolvePath, type Resolution } from './locate.js'
+import { errorSummary, formatIssues } from './messages.js'
+import { layerFieldsSchema } from './schema.js'
+import type { LayerInput } from './validate.js'
 
 export interface Layer extends LayerInput {
   /** The file the layer was loaded from; none for a preset given as a value. */
@@ -57,20 +59,24 @@ function through(chain: readonly string[]): string {
   return `extended through: ${chain.join(' → ')}`
 }
 
-/** The entries of a layer's `extends`, each a string or a preset value. */
-function entriesOf(raw: unknown, node: Node): unknown[] {
-  if (!isObject(raw) || raw.extends === undefined) return []
-  const list = typeof raw.extends === 'string' ? [raw.extends] : raw.extends
-  const problems: string[] = []
-  if (!Array.isArray(list)) problems.push(`extends: expected a path, a package name, a preset or a list of them, got ${describeValue(list)}`)
-  else {
-    list.forEach((entry, i) => {
-      const ok = (typeof entry === 'string' && entry.length > 0) || typeof entry === 'function' || isObject(entry)
-      if (!ok) problems.push(`extends[${i}]: expected a path, a package name or a preset, got ${describeValue(entry)}`)
-    })
+/**
+ * The entries of a layer's `extends`, each a string or a preset value, once its `extends` and `allowRemote` have the
+ * shape the schema gives them. Only the project's own config may set `allowRemote`: a preset must not widen what the
+ * project allowed.
+ */
+function entriesOf(raw: unknown, node: Node, isRoot: boolean): unknown[] {
+  if (!isObject(raw)) return []
+  if (!isRoot && raw.allowRemote !== undefined) {
+    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${node.label}`, [
+      'allowRemote: only the project\'s own config can allow remote sources, not a layer it extends',
+      through(node.chain),
+    ])
   }
-  if (problems.length > 0) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid \`extends\` in ${node.label}`, [...problems, through(node.chain)])
-  return list as unknown[]
+  const parsed = layerFieldsSchema.safeParse(raw)
+  if (parsed.success) return parsed.data.extends ?? []
+  const remote = parsed.error.issues.filter((issue) => issue.path[0] === 'allowRemote')
+  if (remote.length > 0) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${node.label}`, formatIssues(remote, raw))
+  throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid \`extends\` in ${node.label}`, [...formatIssues(parsed.error.issues, raw), through(node.chain)])
 }
 
 /**
@@ -81,10 +87,8 @@ export async function collectLayers(rootRaw: unknown, options: CollectOptions): 
   const { rootDir, context, loaders } = options
   const layers: Layer[] = []
   const done = new Set<unknown>()
+  // Validated with the root's `extends` (entriesOf) before any layer is opened.
   const allowRemote = isObject(rootRaw) && rootRaw.allowRemote === true
-  if (isObject(rootRaw) && rootRaw.allowRemote !== undefined && typeof rootRaw.allowRemote !== 'boolean') {
-    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${options.rootLabel}`, [`allowRemote: expected a boolean, got ${describeValue(rootRaw.allowRemote)}`])
-  }
   const label = (file: string) => relative(rootDir, file) || file
   // What c12 does for a file: `$<env>` and `$env.<env>` merged over the layer.
   const withEnv = (raw: unknown): unknown => {
@@ -130,14 +134,7 @@ export async function collectLayers(rootRaw: unknown, options: CollectOptions): 
   }
 
   const visit = async (raw: unknown, node: Node, stack: readonly unknown[]): Promise<void> => {
-    const isRoot = stack.length === 1
-    if (!isRoot && isObject(raw) && raw.allowRemote !== undefined) {
-      throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${node.label}`, [
-        'allowRemote: only the project\'s own config can allow remote sources, not a layer it extends',
-        through(node.chain),
-      ])
-    }
-    const entries = entriesOf(raw, node)
+    const entries = entriesOf(raw, node, stack.length === 1)
     for (const [index, entry] of entries.entries()) {
       const child = await open(entry, index, node)
       if (stack.includes(child.identity)) {

@@ -1,6 +1,10 @@
-// Merging checks by id: a later layer overrides fields of the same check; `false` removes it.
+// Step 4 of the config pipeline (discover → load → validate → merge → resolve): the validated layers become one config
+// (SPEC §3.3) — options by key, protocols by name, checks by id (a later layer overrides fields of the same check;
+// `false` removes it) — remembering which layer each check came from. Also the merger c12 applies to `$env` blocks.
 import { createDefu } from 'defu'
 import type { CheckDefinition, CheckEntry } from './define.js'
+import type { ProtocolSchemaOutput } from './schema.js'
+import { validateLayers, type LayerInput, type Protocols } from './validate.js'
 
 const KIND_FIELDS = ['command', 'run', 'manual'] as const
 
@@ -97,4 +101,68 @@ const defuByCheck = createDefu((object, key, value, namespace) => {
 
 export function mergeConfigObjects(...objects: unknown[]): Record<string, unknown> {
   return defuByCheck({}, ...(objects as Record<string, unknown>[]))
+}
+
+/** Every layer merged: what protocol resolution starts from. */
+export interface MergedConfig {
+  protocols: Protocols
+  shared: Partial<ProtocolSchemaOutput>
+  /** Problems of every layer, each prefixed with its chain unless it is the project's own config. */
+  problems: string[]
+  /** Protocol name → check id → labels of the layers that set its fields, lowest first. */
+  origins: Record<string, Record<string, string[]>>
+  /** Protocol name → check id → label of the layer that removed it with `false`. */
+  removedBy: Record<string, Record<string, string>>
+  /** Labels of the layers, lowest first (the project's config last). */
+  layers: string[]
+  /** Ids of checks whose fields were invalid in some layer (reported once, not again once merged). */
+  invalid: Set<string>
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}
+
+function withoutName(protocol: ProtocolSchemaOutput): ProtocolSchemaOutput {
+  const { name: _, ...rest } = protocol
+  return rest as ProtocolSchemaOutput
+}
+
+/**
+ * Validates each layer (validate.ts) and merges them, lowest first. When every layer is a single protocol they merge
+ * into one protocol (named by the last layer that names it). When any layer is a `defineConfig`, protocols merge by
+ * name and a single-protocol layer merges into "default" (its `name` is not used).
+ */
+export function mergeLayers(layers: readonly LayerInput[]): MergedConfig {
+  const { layers: parsed, problems } = validateLayers(layers)
+  const single = parsed.every((layer) => !layer.isMulti)
+  let singleName: string | undefined
+  const shared: Partial<ProtocolSchemaOutput> = {}
+  const byName = new Map<string, { label: string; protocol: ProtocolSchemaOutput }[]>()
+  for (const layer of parsed) {
+    Object.assign(shared, withoutUndefined(layer.shared))
+    for (const [name, protocol] of Object.entries(layer.protocols)) {
+      if (single) singleName = protocol.name ?? singleName
+      // Next to a defineConfig, a single protocol (a preset) fills `default` whatever its `name`: a preset named
+      // "acme" must not become a protocol that nothing runs while `default` misses its checks.
+      const key = single ? '' : layer.isMulti ? name : 'default'
+      const own = !single && !layer.isMulti ? withoutName(protocol) : protocol
+      byName.set(key, [...(byName.get(key) ?? []), { label: layer.label, protocol: own }])
+    }
+  }
+  const invalid = new Set(parsed.flatMap((layer) => [...layer.invalid]))
+  const merged: MergedConfig = { protocols: byId(), shared, problems, origins: byId(), removedBy: byId(), layers: layers.map((l) => l.label), invalid }
+  for (const [key, list] of byName) {
+    const name = single ? (singleName ?? 'default') : key
+    const options: Partial<ProtocolSchemaOutput> = {}
+    for (const { protocol } of list) {
+      const { checks: _, ...rest } = protocol
+      Object.assign(options, withoutUndefined(rest))
+    }
+    const checks = mergeCheckLayersWithOrigins(list.map(({ label, protocol }) => ({ label, checks: protocol.checks as Record<string, CheckEntry> })))
+    merged.protocols[name] = { ...options, checks: checks.checks } as ProtocolSchemaOutput
+    merged.origins[name] = checks.origins
+    merged.removedBy[name] = checks.removedBy
+  }
+  return merged
 }

@@ -1,14 +1,15 @@
-// The protocol as a trusted git ref defines it (`--protocol-from origin/main`, SPEC §8): the change under test cannot
-// lower the bar that judges it. The ref's tree is written to a temporary folder through a temporary index (the real
-// index and work tree are never touched), what git ignores in the checkout (node_modules, build output) is linked in
-// so presets and `verify-protocol` resolve, the config is loaded there by the normal loader, and every path is mapped back to the checkout — so the
-// check digests, which use paths relative to the project's folder, equal those of the same config in the checkout.
+// Another source for the pipeline (index.ts): the protocol as a trusted git ref defines it (`--protocol-from
+// origin/main`, SPEC §8): the change under test cannot lower the bar that judges it. The ref's tree is written to a
+// temporary folder through a temporary index (the real index and work tree are never touched), what git ignores in the
+// checkout (node_modules, build output) is linked in so presets and `verify-protocol` resolve, the config is loaded
+// there by the normal loader, and every path is mapped back to the checkout — so the check digests, which use paths
+// relative to the project's folder, equal those of the same config in the checkout.
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { VerifyConfigError, VerifyUsageError } from '../errors.js'
-import { loadVerifyConfig, type LoadedConfig, type LoadOptions } from './load.js'
+import { loadVerifyConfig, type LoadedConfig, type LoadOptions } from './index.js'
 
 function git(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
   return execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 * 1024 * 1024 }).trim()

@@ -1,8 +1,10 @@
-// The one zod schema of the configuration. Types of the DSL are inferred from it; JSON Schema is generated from it.
+// The one zod schema of the configuration, which validate.ts (each layer) and layers.ts (`extends`) apply. Types of the
+// DSL are inferred from it; JSON Schema is generated from it (json-schema.ts).
 import { z } from 'zod'
 import { DURATION_RULE, parseDurationSetting, type Duration } from '../duration.js'
-import type { Reporter } from '../types.js'
-import type { RunFunction } from '../types.js'
+import type { ReporterEntry, RunFunction } from '../types.js'
+import type { Preset } from './define.js'
+import { describeValue } from './messages.js'
 
 export const CHECK_ID_PATTERN = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/
 
@@ -83,7 +85,7 @@ const isReporterEntry = (value: unknown): boolean =>
 
 /** A reporter in the config: a built-in name or module path, `[name or path, options]`, or a reporter object. */
 export const reporterEntrySchema = z
-  .custom<string | [string, Record<string, unknown>] | Reporter>(isReporterEntry, {
+  .custom<ReporterEntry>(isReporterEntry, {
     message: 'expected a reporter name or module path, a [name or path, options] pair, or a reporter object with hooks',
   })
   .meta({
@@ -131,8 +133,30 @@ export const configSchema = z.strictObject({
   protocols: z.record(z.string(), protocolSchema),
 })
 
-/** `extends` of a config file: paths (relative to the file), npm packages (presets), remote sources when allowed. */
+/** `extends` of a JSON config file: paths (relative to the file), npm packages (presets), remote sources if allowed. */
 export const layerListSchema = z.union([z.string().min(1), z.array(z.string().min(1))])
+
+const isPresetValue = (value: unknown): boolean => typeof value === 'function' || (value !== null && typeof value === 'object' && !Array.isArray(value))
+
+/** One entry of `extends` in any config file: a path, a package name, a remote source, or a preset given as a value. */
+export const extendsEntrySchema = z.custom<string | Preset>((value) => (typeof value === 'string' && value.length > 0) || isPresetValue(value), {
+  error: (issue) => `expected a path, a package name or a preset, got ${describeValue(issue.input)}`,
+})
+
+/** `extends` of a config file (SPEC §3.3): one entry, or a list of them; read as a list, lowest layer first. */
+export const extendsSchema = z.preprocess(
+  (value) => (typeof value === 'string' ? [value] : value),
+  z
+    .custom<unknown[]>(Array.isArray, { error: (issue) => `expected a path, a package name, a preset or a list of them, got ${describeValue(issue.input)}` })
+    .pipe(z.array(extendsEntrySchema)),
+)
+
+/** A config file's keys about its layers, validated before its layers load; its other keys are for validate.ts. */
+export const layerFieldsSchema = z.object({
+  extends: extendsSchema.optional(),
+  /** Lets `extends` fetch remote sources; only the project's own config may set it (layers.ts). */
+  allowRemote: z.boolean().optional(),
+})
 
 // The same shapes with checks left unparsed: options are validated first, each check on its own after, so one
 // bad check does not hide the others' problems.
@@ -145,4 +169,4 @@ export type CheckSchemaOutput = z.output<typeof checkSchema>
 export type ProtocolSchemaInput = z.input<typeof protocolSchema>
 export type ProtocolSchemaOutput = z.output<typeof protocolSchema>
 export type ConfigSchemaOutput = z.output<typeof configSchema>
-export type ReporterEntry = z.input<typeof reporterEntrySchema>
+export type { ReporterEntry } from '../types.js'

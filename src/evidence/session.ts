@@ -1,8 +1,8 @@
 // Where a protocol's evidence lives and how it is sealed: the part of a command's context that needs no terminal,
 // shared by the CLI and the test-runner integrations.
 import { dirname, join, resolve } from 'node:path'
-import { loadVerifyConfig, type Environment, type LoadedConfig } from '../config/load.js'
-import type { ProtocolOverrides } from '../config/normalize.js'
+import { loadVerifyConfig, type Environment, type LoadedConfig } from '../config/index.js'
+import type { ProtocolOverrides } from '../config/resolve.js'
 import { loadProtocolFromRef } from '../config/protocol-from.js'
 import { createRedactor, secretValues, type Redactor } from './redact.js'
 import { SIGNING_KEY_ENV } from './sign.js'

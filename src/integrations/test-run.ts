@@ -2,7 +2,7 @@
 // showed; this binds it to the code as it was when the run started and merges it into the evidence file.
 import { createHash, randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import type { Environment } from '../config/load.js'
+import type { Environment } from '../config/index.js'
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
 import { inputsFingerprint, workspaceFingerprint } from '../evidence/fingerprint.js'

@@ -2,9 +2,8 @@
 // (`agent` under a coding agent); `github-actions` joins them when running in GitHub Actions.
 import { resolve } from 'node:path'
 import { detectAgent } from 'std-env'
-import { z } from 'zod'
-import { reporterEntrySchema, type ReporterEntry } from '../config/schema.js'
 import { VerifyUsageError } from '../errors.js'
+import type { ReporterEntry } from '../types.js'
 import { asReporter, loadReporterModule } from './custom.js'
 import { guardReporter } from './guard.js'
 import { isReporterName, REPORTERS, type ReporterName } from './index.js'
@@ -20,10 +19,10 @@ export function useColor(io: ReporterHost, flag: boolean | undefined): boolean {
 
 /** What select needs of a loaded config (a `LoadedConfig` fits). */
 export interface ReporterConfigSource {
-  raw: Record<string, unknown>
   /** The config's folder: module paths and report files of the config are relative to it. */
   rootDir: string
-  protocol: { name: string }
+  /** The protocol being run: its `reporters`, as the config resolved them (through `extends`, validated). */
+  protocol: { reporters?: readonly ReporterEntry[] }
 }
 
 type Entry =
@@ -33,26 +32,6 @@ type Entry =
 
 // Built-ins that print a document on stdout when not given a file: nothing else may write there.
 const DOCUMENTS: ReadonlySet<ReporterName> = new Set(['json', 'junit', 'markdown', 'agent'])
-
-const entriesSchema = z.array(reporterEntrySchema)
-
-/** The `reporters` of the protocol being run (following `extends`), else the config's shared ones. */
-export function configuredReporters(raw: Record<string, unknown>, protocolName: string): ReporterEntry[] | undefined {
-  const protocols = raw.protocols as Record<string, Record<string, unknown> | undefined> | undefined
-  let found: unknown = undefined
-  if (protocols && typeof protocols === 'object') {
-    const seen = new Set<string>()
-    for (let name: unknown = protocolName; typeof name === 'string' && !seen.has(name) && found === undefined; name = protocols[name]?.extends) {
-      seen.add(name)
-      found = protocols[name]?.reporters
-    }
-  }
-  found ??= raw.reporters
-  if (found === undefined) return undefined
-  const parsed = entriesSchema.safeParse(found)
-  if (!parsed.success) throw new VerifyUsageError('reporters: expected names, module paths, [name, options] pairs or reporter objects')
-  return parsed.data
-}
 
 function builtinOptions(name: string, options: Record<string, unknown>, rootDir: string): { file?: string } {
   const unknown = Object.keys(options).filter((key) => key !== 'file')
@@ -89,7 +68,7 @@ function underAgent(io: ReporterHost): boolean {
 }
 
 function selectEntries(specs: readonly string[] | undefined, io: ReporterHost, config?: ReporterConfigSource): Entry[] {
-  const configured = config ? configuredReporters(config.raw, config.protocol.name) : undefined
+  const configured = config?.protocol.reporters
   if (specs?.length) return fromCli(specs, io.cwd)
   if (configured?.length) return fromConfig(configured, config?.rootDir ?? io.cwd)
   return [{ kind: 'builtin', name: underAgent(io) ? 'agent' : 'default' }]

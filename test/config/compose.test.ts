@@ -2,9 +2,9 @@
 // the merger c12 uses for `$env`, `.verifyrc` and package.json.
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { mergeLayers, type LayerInput } from '../../src/config/compose.js'
-import { mergeConfigObjects, mergeCheckLayersWithOrigins } from '../../src/config/merge.js'
-import { resolveLayers } from '../../src/config/normalize.js'
+import { mergeConfigObjects, mergeCheckLayersWithOrigins, mergeLayers } from '../../src/config/merge.js'
+import type { LayerInput } from '../../src/config/validate.js'
+import { resolveLayers } from '../../src/config/resolve.js'
 import { VerifyConfigError } from '../../src/errors.js'
 import type { ResolvedProtocol } from '../../src/types.js'
 

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { LoadedConfig } from '../../src/config/load.js'
+import type { LoadedConfig } from '../../src/config/index.js'
 import { fixture, ROOT } from '../e2e/helpers.js'
 import { configError, ENV, load } from './load-helpers.js'
 
@@ -164,6 +164,23 @@ describe('failures are config errors naming the file and the chain (fixtures/com
     expect((await errorOf('bad-extends.config.mjs')).problems).toContain('extends[1]: expected a path, a package name or a preset, got number 42')
   })
 
+  it('`extends` and `allowRemote` of the wrong shape, each problem with its path', async () => {
+    const shapes = project('bad-shapes', {
+      'number/verify.config.mjs': `export default { extends: 42, checks: { a: 'true' } }`,
+      'entries/verify.config.mjs': `export default { extends: ['', [1]], checks: { a: 'true' } }`,
+      'remote/verify.config.mjs': `export default { allowRemote: 'yes', checks: { a: 'true' } }`,
+    })
+    const number = await configError({ cwd: join(shapes, 'number') })
+    expect([number.code, number.message]).toEqual(['E_CONFIG_INVALID', 'Invalid `extends` in verify.config.mjs'])
+    expect(number.problems).toEqual(['extends: expected a path, a package name, a preset or a list of them, got number 42', 'extended through: verify.config.mjs'])
+    expect((await configError({ cwd: join(shapes, 'entries') })).problems).toEqual([
+      'extends[0]: expected a path, a package name or a preset, got string ""',
+      'extends[1]: expected a path, a package name or a preset, got an array',
+      'extended through: verify.config.mjs',
+    ])
+    expect((await configError({ cwd: join(shapes, 'remote') })).problems).toEqual(['allowRemote: expected boolean, got string "yes"'])
+  })
+
   it('a remote source without allowRemote', async () => {
     const error = await errorOf('remote.config.mjs')
     expect(error.message).toMatch(/remote source "gh:acme\/verify-presets".*refused/)
@@ -223,9 +240,20 @@ describe('more composition', () => {
     expect(check(loaded, 'own')?.name).toBe(dir)
   })
 
-  it('the merged raw config carries what a layer set (e.g. reporters)', async () => {
+  it('the merged raw config and the resolved protocol carry what a layer set (e.g. reporters)', async () => {
     const dir = project('raw', { 'base.mjs': `export default { reporters: ['json'], checks: { a: 'true' } }`, 'verify.config.mjs': `export default { extends: './base.mjs' }` })
-    expect((await load({ cwd: dir })).raw.reporters).toEqual(['json'])
+    const loaded = await load({ cwd: dir })
+    expect(loaded.raw.reporters).toEqual(['json'])
+    expect(loaded.protocol.reporters).toEqual(['json'])
+  })
+
+  it('reporters of a single-protocol preset under a defineConfig go to `default`, like its other options', async () => {
+    const dir = project('preset-reporters', {
+      'preset.mjs': `export default { reporters: ['json'], timeout: '1m', checks: { p: 'true' } }`,
+      'verify.config.mjs': `export default { extends: ['./preset.mjs'], reporters: ['junit'], protocols: { default: { checks: { a: 'true' } }, ci: { checks: { b: 'true' } } } }`,
+    })
+    expect((await load({ cwd: dir })).protocol).toMatchObject({ reporters: ['json'], timeoutMs: 60_000 })
+    expect((await load({ cwd: dir, protocol: 'ci' })).protocol).toMatchObject({ reporters: ['junit'], timeoutMs: 600_000 })
   })
 })
 

@@ -1,6 +1,6 @@
 // Loading a config in process, with a minimal environment so the machine's variables never change the outcome.
 import { expect } from 'vitest'
-import { loadVerifyConfig, type LoadOptions } from '../../src/config/load.js'
+import { loadVerifyConfig, type LoadOptions } from '../../src/config/index.js'
 import { VerifyConfigError } from '../../src/errors.js'
 
 export const ENV = { PATH: process.env.PATH }

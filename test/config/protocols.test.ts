@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { resolveProtocol } from '../../src/config/normalize.js'
+import { resolveProtocol } from '../../src/config/resolve.js'
 import { VerifyConfigError } from '../../src/errors.js'
 import { cleanup, diagnose, runCli } from '../e2e/helpers.js'
 

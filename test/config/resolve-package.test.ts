@@ -1,9 +1,9 @@
 // Finding what an `extends` entry names: paths relative to the declaring file, packages the way Node resolves them.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { isPathEntry, isRemoteEntry, resolveExports, resolvePackage, resolvePath } from '../../src/config/resolve-package.js'
+import { isPathEntry, isRemoteEntry, resolvePackage, resolvePath } from '../../src/config/locate.js'
 
 const root = mkdtempSync(join(tmpdir(), 'verify-resolve-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -50,15 +50,25 @@ describe('resolvePath', () => {
   })
 })
 
-describe('resolveExports', () => {
+describe('"exports", as Node resolves them (exsolve)', () => {
+  let count = 0
+  /** Writes a package with these "exports" and files, and resolves it (with `subpath`) from a folder beside it. */
+  function exported(exports: unknown, files: readonly string[], subpath = ''): string {
+    const name = `exports-${++count}`
+    write(`exports/node_modules/${name}/package.json`, JSON.stringify({ name, exports }))
+    for (const file of files) write(`exports/node_modules/${name}/${file}`)
+    const found = resolvePackage(name + subpath, join(root, 'exports', 'app'))
+    return 'file' in found ? relative(realpathSync(join(root, 'exports', 'node_modules', name)), found.file) : found.error
+  }
+
   it('takes a string, conditions in key order, subpaths and patterns', () => {
-    expect(resolveExports('./index.js', '.')).toBe('./index.js')
-    expect(resolveExports({ types: './i.d.ts', import: './i.mjs', require: './i.cjs' }, '.')).toBe('./i.mjs')
-    expect(resolveExports({ '.': { node: { import: './n.mjs' }, default: './d.js' } }, '.')).toBe('./n.mjs')
-    expect(resolveExports({ './presets/*': { import: './dist/presets/*.js' } }, './presets/node')).toBe('./dist/presets/node.js')
-    expect(resolveExports({ './a': './a.js' }, './b')).toBeNull()
-    expect(resolveExports({ '.': { require: './i.cjs' } }, '.')).toBeNull()
-    expect(resolveExports({ '.': { require: './i.cjs' } }, '.', ['require'])).toBe('./i.cjs')
+    expect(exported('./index.js', ['index.js'])).toBe('index.js')
+    expect(exported({ types: './i.d.ts', import: './i.mjs', require: './i.cjs' }, ['i.d.ts', 'i.mjs', 'i.cjs'])).toBe('i.mjs')
+    expect(exported({ '.': { node: { import: './n.mjs' }, default: './d.js' } }, ['n.mjs', 'd.js'])).toBe('n.mjs')
+    expect(exported({ './presets/*': { import: './dist/presets/*.js' } }, ['dist/presets/node.js'], '/presets/node')).toBe(join('dist', 'presets', 'node.js'))
+    expect(exported({ './a': './a.js' }, ['a.js', 'b.js'], '/b')).toMatch(/does not export "\.\/b"$/)
+    // Exported for `require` only: import finds nothing, require (the second try) finds it.
+    expect(exported({ '.': { require: './i.cjs' } }, ['i.cjs'])).toBe('i.cjs')
   })
 })
 

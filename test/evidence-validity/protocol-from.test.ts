@@ -4,7 +4,7 @@
 // the checkout (digests use paths relative to the project's folder).
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadProtocolFromRef } from '../../src/config/protocol-from.js'
-import { loadVerifyConfig } from '../../src/config/load.js'
+import { loadVerifyConfig } from '../../src/config/index.js'
 import { checkDigest, protocolDigest } from '../../src/evidence/digest.js'
 import { cleanup } from '../e2e/helpers.js'
 import { project, removeProjects, verifyInProcess, type Project } from './helpers.js'

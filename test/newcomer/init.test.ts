@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { cli } from '../../src/cli/main.js'
 import type { CliIO } from '../../src/cli/io.js'
 import { tsconfigState } from '../../src/cli/init-tsconfig.js'
-import { loadVerifyConfig } from '../../src/config/load.js'
+import { loadVerifyConfig } from '../../src/config/index.js'
 import { fixture, ROOT } from '../e2e/helpers.js'
 
 const dirs: string[] = []

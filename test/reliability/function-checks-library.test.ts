@@ -3,7 +3,7 @@
 // limits docs/function-checks.md states. In process, from the TypeScript sources.
 import { afterAll, describe, expect, test } from 'vitest'
 import { createProtocol } from '../../src/api.js'
-import { loadVerifyConfig } from '../../src/config/load.js'
+import { loadVerifyConfig } from '../../src/config/index.js'
 import { runVerification } from '../../src/api.js'
 import { createChecklist } from '../../src/runner/schedule.js'
 import { cleanup, fixture } from '../e2e/helpers.js'

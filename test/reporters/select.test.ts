@@ -6,11 +6,12 @@ import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test, vi } from 'vitest'
 import type { CliIO } from '../../src/cli/io.js'
 import { z } from 'zod'
-import { resolveProtocol } from '../../src/config/normalize.js'
+import { resolveProtocol } from '../../src/config/resolve.js'
 import { reporterEntrySchema } from '../../src/config/schema.js'
 import { VerifyConfigError, VerifyUsageError } from '../../src/errors.js'
 import { combineReporters, REPORTERS } from '../../src/reporters/index.js'
-import { configuredReporters, createReporters, type ReporterConfigSource } from '../../src/reporters/select.js'
+import { createReporters, type ReporterConfigSource } from '../../src/reporters/select.js'
+import type { ReporterEntry } from '../../src/types.js'
 import { outcome, replay, result } from './helpers.js'
 import { parseWorkflowLog } from './workflow.js'
 
@@ -34,7 +35,7 @@ async function play(specs: string[] | undefined, io: ReturnType<typeof fakeIO>, 
   return reporters
 }
 
-const config = (raw: Record<string, unknown>, rootDir = tmp, name = 'default'): ReporterConfigSource => ({ raw, rootDir, protocol: { name } })
+const config = (raw: { reporters: unknown[] }, rootDir = tmp): ReporterConfigSource => ({ rootDir, protocol: { reporters: raw.reporters as ReporterEntry[] } })
 
 describe('command line', () => {
   test('every built-in is in the name map', () => {
@@ -201,10 +202,11 @@ describe('reporters from the config', () => {
   })
 
   test('defineConfig: the protocol’s own reporters, then those of the protocol it extends, then the shared ones', () => {
-    const raw = { reporters: ['json'], protocols: { base: { reporters: ['junit'], checks: {} }, child: { extends: 'base', checks: {} }, other: { checks: {} } } }
-    expect(configuredReporters(raw, 'child')).toEqual(['junit'])
-    expect(configuredReporters(raw, 'other')).toEqual(['json'])
-    expect(configuredReporters({ checks: {} }, 'default')).toBeUndefined()
+    const checks = { a: 'true' }
+    const raw = { reporters: ['json'], protocols: { base: { reporters: ['junit'], checks }, child: { extends: 'base', checks }, other: { checks } } }
+    expect(resolveProtocol(raw, { rootDir: tmp, protocol: 'child' }).reporters).toEqual(['junit'])
+    expect(resolveProtocol(raw, { rootDir: tmp, protocol: 'other' }).reporters).toEqual(['json'])
+    expect(resolveProtocol({ checks }, { rootDir: tmp }).reporters).toBeUndefined()
   })
 
   test.each([

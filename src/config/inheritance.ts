@@ -1,10 +1,11 @@
-// The protocols of a `defineConfig` as a whole: inheritance between them, and the problems of every protocol that are
-// cheap to find — a broken protocol is reported when the config is loaded, not on the day someone runs it.
-import type { MergedConfig } from './compose.js'
+// Step 5 (resolve), helper: the protocols of a `defineConfig` as a whole — inheritance between them (`extends` naming
+// another protocol), and the problems of every protocol that are cheap to find: a broken protocol is reported when the
+// config is loaded, not on the day someone runs it.
 import type { CheckEntry } from './define.js'
-import { ALL_CHECKS, dependencyProblems, findCycle } from './dependencies.js'
-import { byId, mergeCheckLayers } from './merge.js'
-import type { Protocols } from './parse.js'
+import { dependsOnProblems } from './dependencies.js'
+import { byId, mergeCheckLayers, type MergedConfig } from './merge.js'
+import type { ProtocolSchemaOutput } from './schema.js'
+import type { Protocols } from './validate.js'
 
 /** Follows `extends` between protocols, base first; undefined when it leads to an unknown protocol or a cycle. */
 export function inheritanceChain(protocols: Protocols, name: string): string[] | undefined {
@@ -48,6 +49,19 @@ export function chainEntries(merged: MergedConfig, chain: readonly string[]): Re
   return mergeCheckLayers(chain.map((n) => (merged.protocols[n]?.checks ?? {}) as Record<string, CheckEntry>))
 }
 
+/** Origins of a protocol's checks through its inheritance chain: each protocol's layers, base first. */
+export function chainOrigins(merged: MergedConfig, names: readonly string[]): Record<string, string[]> {
+  const origins = byId<string[]>()
+  for (const name of names) {
+    const protocol = merged.protocols[name] as ProtocolSchemaOutput
+    for (const [id, entry] of Object.entries(protocol.checks)) {
+      if (entry === false) delete origins[id]
+      else for (const label of merged.origins[name]?.[id] ?? []) if (origins[id]?.at(-1) !== label) origins[id] = [...(origins[id] ?? []), label]
+    }
+  }
+  return origins
+}
+
 /** Which layer (and protocol) removed each check that is still removed at the end of the chain. */
 export function removedByOf(merged: MergedConfig, chain: readonly string[], source: string): Record<string, string> {
   const removedBy = byId<string>()
@@ -58,17 +72,6 @@ export function removedByOf(merged: MergedConfig, chain: readonly string[], sour
     }
   }
   return removedBy
-}
-
-/** Unknown ids and cycles in the `dependsOn` of merged checks (`'*'` never makes a cycle: it skips dependents). */
-export function dependsOnProblems(entries: Record<string, CheckEntry>, removedBy: Record<string, string>): string[] {
-  const problems = dependencyProblems(entries, removedBy)
-  const graph = Object.entries(entries).flatMap(([id, entry]) =>
-    entry === false ? [] : [{ id, dependsOn: typeof entry === 'object' && Array.isArray(entry.dependsOn) ? entry.dependsOn.filter((d) => d !== ALL_CHECKS) : [] }],
-  )
-  const cycle = findCycle(graph)
-  if (cycle) problems.push(`checks.${cycle[0]}.dependsOn: a cycle ${cycle.join(' → ')}`)
-  return problems
 }
 
 // The same problem inherited by several protocols differs only by the list of checks each has.

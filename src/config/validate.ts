@@ -1,8 +1,9 @@
-// Validation of one config object (one layer): options first, each check's own fields after, every problem at once.
+// Step 3 of the config pipeline (discover → load → validate → merge → resolve): each layer's config object against the
+// zod schema of schema.ts, on its own — options first, each check's own fields after, every problem at once. Whether a
+// check has exactly one kind, and `dependsOn`, are judged once layers are merged (resolve.ts).
 import type { z } from 'zod'
 import { VerifyConfigError } from '../errors.js'
-import { formatIssues, formatPath } from './issues.js'
-import { describeValue, EXPECTED_EXPORT } from './messages.js'
+import { describeValue, EXPECTED_EXPORT, formatIssues, formatPath } from './messages.js'
 import { CHECK_ID_PATTERN, checkFieldsSchema, configShallowSchema, protocolShallowSchema, type ProtocolSchemaOutput } from './schema.js'
 
 export type Protocols = Record<string, ProtocolSchemaOutput>
@@ -18,7 +19,7 @@ export interface ParsedConfig {
   invalid: Set<string>
 }
 
-/** Keys about layers: consumed by the loader (load.ts) before a config object is validated. */
+/** Keys about layers: consumed by the loader (layers.ts) before a config object is validated. */
 export const LAYER_KEYS = ['extends', 'allowRemote'] as const
 
 /** A copy of `value` without the keys the issues point at, so what remains can be validated further. */
@@ -157,3 +158,38 @@ export function parseConfig(raw: unknown, source = 'the configuration'): Omit<Pa
   return parsed
 }
 
+
+/** One layer of a config: the project's config file, or something it extends. */
+export interface LayerInput {
+  /** How messages and `verify list` name it: a path relative to the project, a package name. */
+  label: string
+  /** The config object, with `extends`, `allowRemote` and `$` keys already consumed. */
+  raw: unknown
+  /** Labels from the project's config down to this layer, for messages. Default: the label alone. */
+  chain?: readonly string[]
+}
+
+/** A layer validated on its own. */
+export type ValidatedLayer = Omit<ParsedConfig, 'problems'> & { label: string }
+
+/**
+ * Validates each layer (lowest first, the project's config last). Every problem is kept, each prefixed with the
+ * layer's chain unless it is the project's own config; a layer too broken to read brings nothing.
+ */
+export function validateLayers(layers: readonly LayerInput[]): { layers: ValidatedLayer[]; problems: string[] } {
+  const problems: string[] = []
+  const validated = layers.map((layer, index): ValidatedLayer => {
+    const own = index === layers.length - 1
+    const prefix = own ? '' : `${(layer.chain ?? [layer.label]).join(' → ')}: `
+    try {
+      const { problems: found, ...config } = collectConfig(layer.raw, layer.label)
+      problems.push(...found.map((problem) => prefix + problem))
+      return { ...config, label: layer.label }
+    } catch (error) {
+      if (!(error instanceof VerifyConfigError)) throw error
+      problems.push(...error.problems.map((problem) => prefix + problem))
+      return { protocols: {}, shared: {}, isMulti: false, invalid: new Set<string>(), label: layer.label }
+    }
+  })
+  return { layers: validated, problems }
+}

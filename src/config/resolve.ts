@@ -1,18 +1,17 @@
-// From merged layers to the ResolvedProtocol the engine runs: protocol inheritance, dependencies, defaults.
+// Step 5 of the config pipeline (discover → load → validate → merge → resolve): from the merged config to the
+// ResolvedProtocol the engine runs — one protocol picked, its inheritance followed (inheritance.ts), merged checks
+// validated again, dependencies checked and `'*'` expanded (dependencies.ts), every default applied.
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { VerifyConfigError } from '../errors.js'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
-import { mergeLayers, type LayerInput, type MergedConfig } from './compose.js'
 import { DEFAULT_EVIDENCE_TYPE, DEFAULT_EVIDENCE_TYPES, type CheckEntry } from './define.js'
-import { expandAllChecks } from './dependencies.js'
-import { formatIssues } from './issues.js'
-import { byId } from './merge.js'
-import type { Protocols } from './parse.js'
-import { chainEntries, dependsOnProblems, inheritanceChain, inheritanceProblems, otherProtocolProblems, removedByOf } from './protocols.js'
+import { dependsOnProblems, expandAllChecks } from './dependencies.js'
+import { chainEntries, chainOrigins, inheritanceChain, inheritanceProblems, otherProtocolProblems, removedByOf } from './inheritance.js'
+import { mergeLayers, type MergedConfig } from './merge.js'
+import { formatIssues } from './messages.js'
 import { checkSchema, type CheckSchemaOutput, type ProtocolSchemaOutput } from './schema.js'
-
-export { parseConfig } from './parse.js'
+import type { LayerInput, Protocols } from './validate.js'
 
 export const DEFAULTS = {
   timeoutMs: 10 * 60_000,
@@ -40,11 +39,6 @@ export interface ResolveOptions {
   /** Protocol to pick; default "default" (or the only one). */
   protocol?: string
   overrides?: ProtocolOverrides
-}
-
-/** The protocols a config declares, in declaration order (after every layer is merged). */
-export function protocolNames(raw: unknown, source = 'the configuration'): string[] {
-  return Object.keys(mergeLayers([{ label: source, raw }]).protocols)
 }
 
 function pickName(protocols: Protocols, requested: string | undefined, source: string): string {
@@ -97,19 +91,6 @@ export interface ResolvedWithOrigins {
   protocol: ResolvedProtocol
   /** Check id → labels of the layers that set its fields, lowest first. */
   origins: Record<string, string[]>
-}
-
-/** Origins of a protocol's checks through its inheritance chain: each protocol's layers, base first. */
-function chainOrigins(merged: MergedConfig, names: readonly string[]): Record<string, string[]> {
-  const origins = byId<string[]>()
-  for (const name of names) {
-    const protocol = merged.protocols[name] as ProtocolSchemaOutput
-    for (const [id, entry] of Object.entries(protocol.checks)) {
-      if (entry === false) delete origins[id]
-      else for (const label of merged.origins[name]?.[id] ?? []) if (origins[id]?.at(-1) !== label) origins[id] = [...(origins[id] ?? []), label]
-    }
-  }
-  return origins
 }
 
 /** Resolves one protocol of merged layers, with every default applied. Throws every problem at once. */
@@ -172,6 +153,9 @@ export function resolveMerged(merged: MergedConfig, options: ResolveOptions): Re
   }
   const description = pick('description')
   if (description !== undefined) protocol.description = description
+  // The protocol's own, else those of the protocols it extends, else the config's shared ones.
+  const reporters = pick('reporters')
+  if (reporters !== undefined) protocol.reporters = reporters
   return { protocol, origins: Object.fromEntries(checks.map((c) => [c.id, origins[c.id] ?? []])) }
 }
 
