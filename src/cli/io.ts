@@ -13,14 +13,20 @@ export interface CliIO extends ReporterHost {
   backlog?: () => number
 }
 
+/**
+ * What a stdout that cannot be written (`> /dev/full`, a full disk) costs the command that runs: `main` sets it once the
+ * command is known. `fails`: the output was the command's result (`list`, `schema`, a hook's answer), so the exit code
+ * becomes 2; otherwise the command's own exit code stands (a run's verdict, with its evidence written).
+ */
+export const lostOutput = { consequence: 'the output is lost (exit 2)', fails: true, happened: false }
+
 // A reader that went away (`verify | head`) must not crash the run: the evidence is still written. Nor does
-// an output that cannot be written (`> /dev/full`, a full disk): one line on stderr says so, never a stack trace.
+// an output that cannot be written: one line on stderr says so, never a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
-  let told = false
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' || told || stream === process.stderr) return
-    told = true
-    process.stderr.write(`verify: cannot write to standard output (${error.code ?? error.message}): the output is lost, the evidence file is still written.\n`)
+    if (error.code === 'EPIPE' || lostOutput.happened || stream === process.stderr) return
+    lostOutput.happened = true
+    process.stderr.write(`verify: cannot write to standard output (${error.code ?? error.message}): ${lostOutput.consequence}.\n`)
   })
 }
 

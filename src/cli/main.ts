@@ -6,11 +6,27 @@ import { flushOutput } from '../runner/flush.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
 import { APPROVE_HELP, CHECK_HELP, HELP, HOOK_HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
-import { processIO, type CliIO } from './io.js'
+import { lostOutput, processIO, type CliIO } from './io.js'
 import { safeIO } from './output.js'
 import { closest } from './suggest.js'
 
 type Command = (argv: string[], io: CliIO) => Promise<number>
+
+// What a stdout that cannot be written leaves standing, per command (see lostOutput): a run's or a check's exit code is
+// the verdict and stands; a hook's answer is the gate itself, so without it the stop is blocked.
+const KEEPS_EXIT_CODE: Record<string, string> = {
+  run: 'the output is lost; the evidence is still written and the exit code is the verdict',
+  check: 'the output is lost; the exit code is still the verdict',
+  approve: 'the output is lost; the approval is still recorded',
+  merge: 'the output is lost; the merged evidence is still written',
+  init: 'the output is lost; the files it wrote are kept',
+}
+const HOOK_ANSWER_LOST = 'the answer to the agent is lost, so the stop is blocked (exit 2)'
+
+function expectLostOutput(command: string | undefined): void {
+  const kept = command === undefined ? undefined : KEEPS_EXIT_CODE[command]
+  Object.assign(lostOutput, kept ? { consequence: kept, fails: false } : { consequence: command === 'hook' ? HOOK_ANSWER_LOST : 'the output is lost (exit 2)', fails: true })
+}
 
 // Each command is imported only when it runs: `verify list` must not pay for the runner's modules.
 const COMMANDS: Record<string, { run: Command; help: string }> = {
@@ -77,12 +93,14 @@ export async function cli(argv: string[], rawIO: CliIO = processIO()): Promise<n
     return ExitCode.approved
   }
   const at = commandIndex(argv)
-  const command = COMMANDS[at >= 0 ? (argv[at] as string) : 'run'] as (typeof COMMANDS)[string]
+  const name = at >= 0 ? (argv[at] as string) : 'run'
+  const command = COMMANDS[name] as (typeof COMMANDS)[string]
   const args = at >= 0 ? argv.filter((_, i) => i !== at) : argv
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout(command.help)
     return ExitCode.approved
   }
+  expectLostOutput(name)
   try {
     return await command.run(args, io)
   } catch (error) {
@@ -113,5 +131,6 @@ export async function main(argv: string[]): Promise<void> {
   const code = await cli(argv)
   await flushOutput()
   finished = true
-  process.exit(code)
+  // The output was the result and did not reach the reader: never a success (nor a hook's silent pass).
+  process.exit(lostOutput.happened && lostOutput.fails ? ExitCode.usage : code)
 }

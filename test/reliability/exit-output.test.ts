@@ -78,3 +78,42 @@ describe('output at exit', () => {
     }
   })
 })
+
+/** Runs the bin with stdout on /dev/full (every write fails with ENOSPC) and `input` on stdin. */
+async function toFullDevice(args: string[], cwd: string, input = ''): Promise<{ code: number | null; stderr: string }> {
+  const full = openSync('/dev/full', 'w')
+  try {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['pipe', full, 'pipe'], env: { ...process.env, NO_COLOR: '1', CI: undefined } })
+    let stderr = ''
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
+    child.stdin?.end(input)
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 20_000)
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+    clearTimeout(deadline)
+    return { code, stderr }
+  } finally {
+    closeSync(full)
+  }
+}
+
+describe('a command whose output is its result, on a full device', () => {
+  // `list`, `schema`, `--version`, `--help` have nothing but their output to give: losing it is a failure (exit 2).
+  test.each(['list', 'list --json', 'schema evidence', '--version', '--help'])('verify %s: exit 2, one line saying the output is lost', async (command) => {
+    const result = await toFullDevice(command.split(' '), fixture('all-pass'))
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toMatch(/^verify: cannot write to standard output \(ENOSPC\): the output is lost \(exit 2\)\.$/m)
+    expect(result.stderr).not.toMatch(/evidence/)
+    expect(result.stderr).not.toMatch(STACK_LINE)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+  })
+
+  // The agent reads the hook's answer on stdout; without it a stop would go through unverified. Exit 2 is the block
+  // every agent honours without stdout, with the reason on stderr.
+  test('verify hook: the answer cannot reach the agent, so the stop is blocked (exit 2) with the reason on stderr', async () => {
+    const event = JSON.stringify({ hook_event_name: 'Stop', session_id: 'full-device', stop_hook_active: false, cwd: fixture('all-pass') })
+    const result = await toFullDevice(['hook', 'claude-code', '--evidence', `${sandbox().dir}/evidence.json`], fixture('all-pass'), event)
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toMatch(/cannot write to standard output \(ENOSPC\): the answer to the agent is lost, so the stop is blocked \(exit 2\)/)
+    expect(result.stderr).not.toMatch(STACK_LINE)
+  })
+})
