@@ -1,6 +1,6 @@
 // `verify [run] [protocol]`: load, run under supervision, write evidence, report, exit by the verdict.
 import { dirname, join, relative } from 'node:path'
-import { evidenceLocationProblem } from '../evidence/location.js'
+import { evidenceLocationProblem, reportLocationProblem } from '../evidence/location.js'
 import { buildEvidenceFile } from '../evidence/record.js'
 import { EvidenceNotWrittenError } from '../evidence/room.js'
 import { sealEvidence } from '../evidence/sign.js'
@@ -106,6 +106,10 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
     : reporters
 
   const reports = reportFiles(values.reporter, io, context.loaded).filter((report) => report.file !== evidencePath)
+  for (const report of reports) {
+    const problem = reportLocationProblem(report.file, report.name)
+    if (problem) throw new VerifyUsageError(problem)
+  }
   const writes = reports.map((report) => report.file)
   const shard = values.shard ? parseShard(values.shard) : undefined
   const shardChecks = shard ? new Set(partitionShards(protocol.checks, shard.total)[shard.index - 1]) : undefined

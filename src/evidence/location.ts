@@ -96,14 +96,36 @@ export function evidenceLocationProblem(evidencePath: string, logDir: string): s
     if (target?.isDirectory()) return `--evidence ${evidencePath} is not a file but a folder: the run could not write its evidence there. Name a file, e.g. .verify/evidence.json`
     // A FIFO is not read (--reuse says so) and is replaced by the new evidence; a device or a socket is refused.
     if (target && !target.isFile() && !target.isFIFO()) return `--evidence ${evidencePath} is not a file: name a file, e.g. .verify/evidence.json`
-    for (const dir of [path.dirname(evidencePath), logDir]) {
-      makeFolderSync(dir)
-      probeWrite(dir)
-    }
+    for (const dir of [path.dirname(evidencePath), logDir]) proveFolder(dir)
     return null
   } catch (error) {
     if (!(error instanceof FolderError)) throw error
-    const advice = ADVICE[error.code ?? ''] ?? 'choose another location'
-    return `Cannot write the evidence at ${evidencePath}: ${error.message}; ${advice}, or pass --evidence <file> to write it elsewhere. Nothing was run.`
+    return `Cannot write the evidence at ${evidencePath}: ${error.message}; ${adviceFor(error)}, or pass --evidence <file> to write it elsewhere. Nothing was run.`
   }
+}
+
+/**
+ * The same proof for a report file (`--reporter junit=<file>`, a config reporter's `file`): a run whose report
+ * cannot be written is refused before it starts, not told so at its end. `source` names the reporter.
+ */
+export function reportLocationProblem(file: string, source: string): string | null {
+  try {
+    const target = statOrNull(file)
+    if (target?.isDirectory()) return `Cannot write the ${source} report at ${file}: it is not a file but a folder. Name a file. Nothing was run.`
+    // A device (/dev/stdout, /dev/null) or a FIFO is written as it is: a file the user chose on purpose.
+    if (!target) proveFolder(path.dirname(file))
+    return null
+  } catch (error) {
+    if (!(error instanceof FolderError)) throw error
+    return `Cannot write the ${source} report at ${file}: ${error.message}; ${adviceFor(error)}, or name another file. Nothing was run.`
+  }
+}
+
+function proveFolder(dir: string): void {
+  makeFolderSync(dir)
+  probeWrite(dir)
+}
+
+function adviceFor(error: FolderError): string {
+  return ADVICE[error.code ?? ''] ?? 'choose another location'
 }

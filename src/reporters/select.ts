@@ -78,8 +78,8 @@ function selectEntries(specs: readonly string[] | undefined, io: ReporterHost, c
  * The files the run's built-in reporters will write (absolute): verify's own output, never part of the code.
  * `copy`: the file is a copy of the evidence (the `json` reporter).
  */
-export function reportFiles(specs: readonly string[] | undefined, io: ReporterHost, config?: ReporterConfigSource): { file: string; copy: boolean }[] {
-  return selectEntries(specs, io, config).flatMap((entry) => (entry.kind === 'builtin' && entry.file ? [{ file: entry.file, copy: entry.name === 'json' }] : []))
+export function reportFiles(specs: readonly string[] | undefined, io: ReporterHost, config?: ReporterConfigSource): { name: string; file: string; copy: boolean }[] {
+  return selectEntries(specs, io, config).flatMap((entry) => (entry.kind === 'builtin' && entry.file ? [{ name: entry.name, file: entry.file, copy: entry.name === 'json' }] : []))
 }
 
 /**
