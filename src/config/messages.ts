@@ -67,20 +67,41 @@ function messageOf(issue: Issue, root: unknown, path: readonly PropertyKey[]): s
   }
 }
 
-/** Flattens issues; for a union, reports the branch that matches the value's shape rather than every branch. */
-export function formatIssues(issues: readonly Issue[], root: unknown, prefix: readonly PropertyKey[] = []): string[] {
+/** What the branches of a union that all failed on the value's own type expected: `string, array or function`. */
+function unionExpected(issue: Extract<Issue, { code: 'invalid_union' }>): string | undefined {
+  const expected: string[] = []
+  for (const branch of issue.errors) {
+    const top = branch.find((i) => i.path.length === 0)
+    if (top?.code !== 'invalid_type') return undefined
+    if (!expected.includes(top.expected)) expected.push(top.expected)
+  }
+  return expected.length > 1 ? `${expected.slice(0, -1).join(', ')} or ${expected.at(-1)}` : expected[0]
+}
+
+/**
+ * Flattens issues; for a union, reports the branch that matches the value's shape rather than every branch.
+ * `root` is the value the issues' paths start from; `prefix` is where `root` sits, for the path shown.
+ */
+export function formatIssues(issues: readonly Issue[], root: unknown, prefix: readonly PropertyKey[] = [], at: readonly PropertyKey[] = []): string[] {
   const lines: string[] = []
   for (const issue of issues) {
-    const path = [...prefix, ...issue.path]
+    const inRoot = [...at, ...issue.path]
+    const path = [...prefix, ...inRoot]
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       const branches = issue.errors.filter((branch) => !branch.some((i) => (i.code === 'invalid_type' || i.code === 'invalid_value') && i.path.length === 0))
       const best = branches.length > 0 ? branches.reduce((a, b) => (b.length < a.length ? b : a)) : undefined
       if (best) {
-        lines.push(...formatIssues(best, root, path))
+        lines.push(...formatIssues(best, root, prefix, inRoot))
+        continue
+      }
+      const expected = unionExpected(issue)
+      const got = valueAt(root, inRoot)
+      if (expected && got !== undefined) {
+        lines.push(`${formatPath(path)}: expected ${expected}, got ${describeValue(got)}`)
         continue
       }
     }
-    lines.push(`${formatPath(path)}: ${messageOf(issue, root, path)}`)
+    lines.push(`${formatPath(path)}: ${messageOf(issue, root, inRoot)}`)
   }
   return [...new Set(lines)]
 }

@@ -25,6 +25,31 @@ function project(file: string, text: string) {
   return (args: string[]) => runCliInProcess([...args, ...(args[0] === 'run' ? ['--evidence', join(dir, 'evidence.json'), '--no-color'] : [])], { cwd: dir, timeoutMs: 20_000 })
 }
 
+describe('a field of the wrong type is named with what arrived, never as missing', { timeout: 30_000 }, () => {
+  it.each([
+    ['{ command: 5 }', 'checks.a.command: expected string or array, got number 5'],
+    ["{ command: ['node', 2] }", 'checks.a.command[1]: expected string, got number 2'],
+    ["{ command: 'x', env: { A: 1 } }", 'checks.a.env.A: expected string, got number 1'],
+    ["{ command: 'x', inputs: 'src' }", 'checks.a.inputs: expected array, got string "src"'],
+    ["{ command: 'x', required: 'yes' }", 'checks.a.required: expected boolean, got string "yes"'],
+    ["{ command: 'x', dependsOn: [1] }", 'checks.a.dependsOn[0]: expected string, got number 1'],
+  ])('checks.a = %s', async (check, line) => {
+    const verify = project('verify.config.mjs', `export default { checks: { a: ${check} } }\n`)
+    const result = await verify(['list'])
+    expect(result.code, diagnose(result)).toBe(2)
+    expect(result.stderr).toContain(line)
+    expect(result.stderr).not.toMatch(/required \(expected|Invalid input/)
+  })
+
+  it('a missing field is still said to be missing', async () => {
+    const verify = project('verify.config.mjs', "export default { checks: { a: { name: 'A' } } }\n")
+    const result = await verify(['list'])
+    expect(result.code, diagnose(result)).toBe(2)
+    expect(result.stderr).toMatch(/checks\.a/)
+    expect(result.stderr).not.toMatch(STACK_LINE)
+  })
+})
+
 describe('durations: one rule, one message, config and flags alike', { timeout: 30_000 }, () => {
   it.each([
     ['timeout', "'0s'"],
