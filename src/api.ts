@@ -2,8 +2,11 @@
 import { randomUUID } from 'node:crypto'
 import type { CheckDefinition } from './config/define.js'
 import { resolveProtocol } from './config/resolve.js'
+import { DEFAULTS } from './defaults.js'
 import { checkDigest } from './evidence/digest.js'
-import { inputsFingerprint, workspaceFingerprint } from './evidence/fingerprint.js'
+import { checkFingerprint } from './evidence/binding.js'
+import { workspaceFingerprint } from './evidence/fingerprint.js'
+import { checkResult } from './evidence/record.js'
 import { executeCheck } from './runner/run-check.js'
 import { baseEnvironment, runChecks, type RunOptions } from './runner/schedule.js'
 import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary } from './types.js'
@@ -38,17 +41,16 @@ export interface RunSingleCheckOptions {
 
 /** Runs one check outside a checklist. A manual check comes back `pending_manual`. */
 export async function runSingleCheck(check: ResolvedCheck, options: RunSingleCheckOptions = {}): Promise<CheckResult> {
-  const base = { id: check.id, name: check.name, evidenceType: check.evidenceType, required: check.required }
-  if (check.kind === 'manual') return { ...base, status: 'pending_manual', reason: check.manual ?? null, evidence: null }
+  if (check.kind === 'manual') return checkResult(check, 'pending_manual', check.manual ?? null)
   const rootDir = options.rootDir ?? check.cwd
   const workspace = await workspaceFingerprint(rootDir)
   const env = baseEnvironment(options.env ?? process.env)
   return executeCheck(check, {
     runId: randomUUID(),
-    graceMs: options.graceMs ?? 5000,
+    graceMs: options.graceMs ?? DEFAULTS.graceMs,
     logDir: options.logDir ?? null,
-    logLimitBytes: options.logLimitBytes ?? 50 * 1024 * 1024,
-    fingerprint: check.inputs ? await inputsFingerprint(rootDir, check.inputs, workspace) : workspace.fingerprint,
+    logLimitBytes: options.logLimitBytes ?? DEFAULTS.logLimitBytes,
+    fingerprint: await checkFingerprint(check, rootDir, workspace),
     checkDigest: checkDigest(check, rootDir),
     baseEnv: env,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process'
 import { userInfo } from 'node:os'
 import { approvalsText, readApprovals, recordApproval, signApproval, trustedApprovals, type Approval } from '../evidence/approvals.js'
+import { checkFingerprint } from '../evidence/binding.js'
 import { checkDigest } from '../evidence/digest.js'
 import { sealEvidence, SIGNING_KEY_ENV } from '../evidence/sign.js'
 import { jsonText, readEvidenceFile, writeFilesAtomic } from '../evidence/store.js'
@@ -9,7 +10,7 @@ import { VerifyError, VerifyUsageError } from '../errors.js'
 import type { Checklist, EvidenceFile, ResolvedCheck, WorkspaceInfo } from '../types.js'
 import { untrusted } from '../reporters/safe-text.js'
 import { summarize } from '../verdict/summary.js'
-import { acceptStoredEvidence, approvalEvidence, currentFingerprint } from '../verdict/validate.js'
+import { acceptStoredEvidence, approvalEvidence } from '../verdict/validate.js'
 import { parse } from './args.js'
 import { CONFIG_OPTIONS, commandContext, maskedIO, type CommandContext } from './context.js'
 import { ExitCode } from './exit-code.js'
@@ -50,7 +51,7 @@ async function newApproval(context: CommandContext, check: ResolvedCheck, worksp
     by: context.redact(by),
     note: note === null ? null : context.redact(note),
     timestamp: new Date().toISOString(),
-    fingerprint: await currentFingerprint(check, rootDir, workspace),
+    fingerprint: await checkFingerprint(check, rootDir, workspace),
     checkDigest: checkDigest(check, rootDir),
     evidenceType: check.evidenceType,
     tty,

@@ -5,6 +5,7 @@
 // that the work is not verified.
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { DEFAULTS, VERIFY_DIR } from '../defaults.js'
 import { formatDuration } from '../duration.js'
 import { VerifyUsageError } from '../errors.js'
 import { ADAPTERS, AGENTS, HookInputError, isAgentName, type AgentAdapter, type HookAnswer, type StopEvent } from '../integrations/agents/adapters.js'
@@ -26,9 +27,6 @@ export const HOOK_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
-/** Agents give a hook ten minutes unless told otherwise (Claude Code's default); verify answers within that. */
-const DEFAULT_BUDGET_MS = 10 * 60 * 1000
-const DEFAULT_MAX_BLOCKS = 8
 const MAX_INPUT_BYTES = 1024 * 1024
 const INPUT_TIMEOUT_MS = 10_000
 /** The opt-out a person sets; nothing an agent's answer can do. */
@@ -108,13 +106,13 @@ async function decide(adapter: AgentAdapter, event: StopEvent | Error, values: R
       return fallback
     }
   }
-  const budgetMs = setting(() => duration('timeout', values.timeout as string | undefined), DEFAULT_BUDGET_MS)
-  const maxBlocks = setting(() => positiveInt('max-blocks', values['max-blocks'] as string | undefined), DEFAULT_MAX_BLOCKS)
+  const budgetMs = setting(() => duration('timeout', values.timeout as string | undefined), DEFAULTS.hookBudgetMs)
+  const maxBlocks = setting(() => positiveInt('max-blocks', values['max-blocks'] as string | undefined), DEFAULTS.hookMaxBlocks)
   const stop: StopEvent = event instanceof Error ? { cwd: null, session: 'unknown', event: 'unknown', continued: true, gate: true } : event
   if (!stop.gate) return { kind: 'allow' }
   const projectDir = resolve(io.cwd, (values.cwd as string | undefined) ?? stop.cwd ?? '.')
   const evidence = values.evidence as string | undefined
-  const counter = new FallbackCounter(evidence ? dirname(resolve(projectDir, evidence)) : join(projectDir, '.verify'), projectDir)
+  const counter = new FallbackCounter(evidence ? dirname(resolve(projectDir, evidence)) : join(projectDir, VERIFY_DIR), projectDir)
   const key = blockKey(adapter.name, stop.session, stop.event)
   // A new user turn starts a new count: the bound is on blocks in a row within one turn.
   if (!stop.continued) await counter.update(key, () => 0)

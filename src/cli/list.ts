@@ -3,7 +3,7 @@ import { relative, resolve } from 'node:path'
 import { loadConfigLayers } from '../config/index.js'
 import { resolveMerged } from '../config/resolve.js'
 import { VerifyUsageError } from '../errors.js'
-import { createRedactor, redactDeep, secretValues } from '../evidence/redact.js'
+import { protocolRedactor, redactDeep } from '../evidence/redact.js'
 import { guardJson, untrusted } from '../reporters/safe-text.js'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { commandText } from '../runner/command-text.js'
@@ -142,8 +142,7 @@ export async function listCommand(argv: string[], rawIO: CliIO): Promise<number>
   const resolved = names.map((name) => resolveMerged(loaded.merged, { rootDir: loaded.rootDir, source: loaded.source, protocol: name }))
   const protocols = resolved.map(({ protocol, origins }) => listProtocol(protocol, origins))
   // A command may hold a secret of the environment or of a check's own `env`: masked as in a run.
-  const env = Object.assign({}, rawIO.env, ...resolved.flatMap(({ protocol }) => protocol.checks.map((c) => c.env)))
-  const redact = createRedactor(secretValues(env), resolved.flatMap(({ protocol }) => protocol.redact))
+  const redact = protocolRedactor(rawIO.env, resolved.map(({ protocol }) => protocol))
   const io = safeIO(rawIO, redact)
   // Masked before it is rendered: a pattern anchored to a line must see the command's lines, not the table's.
   const output: ListOutput = redactDeep({

@@ -2,7 +2,7 @@
 // (colours kept; cursor movement, titles, other escape sequences, carriage returns and control characters gone) and
 // never a GitHub Actions workflow command. A new print site is safe without doing anything. verify's own terminal
 // control and workflow commands go through `unguarded`, masked only: the one way past it.
-import { createRedactor, maskVisible, secretValues, type Redactor } from '../evidence/redact.js'
+import { maskVisible, protocolRedactor, type Redactor } from '../evidence/redact.js'
 import { colorLine, guardContinuation, lineHead } from '../reporters/safe-text.js'
 import type { CliIO } from './io.js'
 
@@ -10,7 +10,7 @@ const layers = new WeakMap<CliIO, { redact: Redactor }>()
 
 /** The secrets verify can know before any config is loaded: those of its own environment. */
 export function environmentRedactor(env: NodeJS.ProcessEnv): Redactor {
-  return createRedactor(secretValues(env))
+  return protocolRedactor(env)
 }
 
 // Escape sequences, carriage returns and control characters other than tab and LF: text without any is shown as is.

@@ -3,7 +3,7 @@ import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { readEvidenceFile } from '../evidence/store.js'
 import type { CheckResult, WorkspaceInfo } from '../types.js'
 import { acceptStoredEvidence } from '../verdict/validate.js'
-import { isFailing } from '../verdict/verdict.js'
+import { isFailing } from '../status.js'
 import type { CommandContext } from './context.js'
 
 export interface PriorOptions {

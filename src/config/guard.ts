@@ -1,6 +1,7 @@
 // Step 2 (load), helper: loading a config runs its code and its presets' code: it must neither end the process nor hang
 // it (SPEC §3.1). While a config loads, process.exit is trapped, what its timers throw fails the load, and the load has
 // a time limit.
+import { DEFAULTS } from '../defaults.js'
 import { formatDuration, parseDuration } from '../duration.js'
 import { VerifyConfigError } from '../errors.js'
 import { errorSummary } from './messages.js'
@@ -8,7 +9,7 @@ import { errorSummary } from './messages.js'
 /** The environment variable that sets the time limit of loading the config. */
 export const CONFIG_TIMEOUT_ENV = 'VERIFY_CONFIG_TIMEOUT'
 /** Time limit of loading the config (every layer): generous for large presets on a busy CI machine. */
-export const DEFAULT_CONFIG_TIMEOUT_MS = 30_000
+export const DEFAULT_CONFIG_TIMEOUT_MS = DEFAULTS.configTimeoutMs
 
 /** What the trapped `process.exit` throws: code of the config must not end the process that loads it. */
 export class ConfigExitError extends Error {

@@ -1,8 +1,8 @@
 // Step 5 of the config pipeline (discover → load → validate → merge → resolve): from the merged config to the
 // ResolvedProtocol the engine runs — one protocol picked, its inheritance followed (inheritance.ts), merged checks
 // validated again, dependencies checked and `'*'` expanded (dependencies.ts), every default applied.
-import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
+import { DEFAULTS, defaultConcurrency } from '../defaults.js'
 import { VerifyConfigError } from '../errors.js'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { DEFAULT_EVIDENCE_TYPE, DEFAULT_EVIDENCE_TYPES, type CheckEntry } from './define.js'
@@ -13,12 +13,7 @@ import { formatIssues } from './messages.js'
 import { checkSchema, type CheckSchemaOutput, type ProtocolSchemaOutput } from './schema.js'
 import type { LayerInput, Protocols } from './validate.js'
 
-export const DEFAULTS = {
-  timeoutMs: 10 * 60_000,
-  maxAgeMs: 5 * 60_000,
-  graceMs: 5_000,
-  logLimitBytes: 50 * 1024 * 1024,
-}
+export { DEFAULTS }
 
 /** Options from the command line that win over the config. */
 export interface ProtocolOverrides {
@@ -139,7 +134,7 @@ export function resolveMerged(merged: MergedConfig, options: ResolveOptions): Re
     name,
     strictMode: o.strictMode ?? pick('strictMode') ?? false,
     parallel: o.parallel ?? pick('parallel') ?? true,
-    concurrency: o.concurrency ?? pick('concurrency') ?? availableParallelism(),
+    concurrency: o.concurrency ?? pick('concurrency') ?? defaultConcurrency(),
     failFast: o.failFast ?? pick('failFast') ?? false,
     skipOptional: o.skipOptional ?? pick('skipOptional') ?? false,
     timeoutMs: o.timeoutMs ?? timeoutMs,

@@ -4,6 +4,7 @@ import { readdir } from 'node:fs/promises'
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import picomatch from 'picomatch'
+import { VERIFY_DIR } from '../defaults.js'
 import type { WorkspaceInfo } from '../types.js'
 import { canonicalJson, sha256 } from './canonical.js'
 import { findRepo, git, isIgnored, LARGE_OUTPUT, workTree, type Repo, type WorkTree } from './git-tree.js'
@@ -32,7 +33,7 @@ export interface FingerprintOptions {
  * `node_modules` and `.git` folders and its own `.verify/`.
  */
 export async function workspaceFingerprint(rootDir: string, options: FingerprintOptions = {}): Promise<WorkspaceInfo> {
-  const leaveOut = [path.join(rootDir, '.verify'), ...(options.leaveOut ?? [])]
+  const leaveOut = [path.join(rootDir, VERIFY_DIR), ...(options.leaveOut ?? [])]
   const found = await findRepo(rootDir)
   // Whether the folder is ignored is asked while the tree is computed: one process less to wait for.
   const ignored = found?.prefix ? isIgnored(rootDir) : Promise.resolve(false)
@@ -147,7 +148,7 @@ async function inputFiles(rootDir: string, inputs: string[], workspace: Workspac
     folder = listing.folder
     for (const entry of listing.entries) if (accept(entry.path)) files.push(entry)
   } else {
-    const all = (await listFiles(rootDir)).filter((file) => !isUnder(file, ['.verify']))
+    const all = (await listFiles(rootDir)).filter((file) => !isUnder(file, [VERIFY_DIR]))
     for (const file of all.toSorted()) if (accept(file)) files.push({ path: file, id: await describeFile(rootDir, file) })
   }
   return { folder, files, unmatched: patterns.filter((p) => !p.matched).map((p) => p.glob) }

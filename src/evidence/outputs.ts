@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import { lstat, open, readdir, readFile } from 'node:fs/promises'
 import * as path from 'node:path'
+import { approvalsPathOf, logDirOf } from '../defaults.js'
 import type { EvidenceFile, OutputFile } from '../types.js'
 
 /** Outputs larger than this are never recognised (and so never left out). */
@@ -20,7 +21,7 @@ const EVIDENCE_START = /^\{\s*"schemaVersion":\s*1,\s*"tool":\s*\{\s*"name":\s*"
  */
 export async function besideEvidence(evidencePath: string, checkIds: readonly string[]): Promise<string[]> {
   const dir = path.dirname(evidencePath)
-  const logs = path.join(dir, 'logs')
+  const logs = logDirOf(evidencePath)
   const ids = new Set(checkIds)
   let names: string[] = []
   try {
@@ -31,7 +32,7 @@ export async function besideEvidence(evidencePath: string, checkIds: readonly st
   const ownLogs = names.filter((name) => ids.has(name.replace(/(?:\.attempt-\d+)?\.log$/, '')) && name.endsWith('.log'))
   // The lock and the run registry exist only while verify runs (src/evidence/lock.ts, src/runner/registry.ts).
   const running = [`${evidencePath}.lock`, `${evidencePath}.lock.takeover`, path.join(dir, 'run')]
-  return [evidencePath, path.join(dir, 'approvals.json'), ...ownLogs.map((name) => path.join(logs, name)), ...running]
+  return [evidencePath, approvalsPathOf(evidencePath), ...ownLogs.map((name) => path.join(logs, name)), ...running]
 }
 
 /**

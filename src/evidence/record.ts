@@ -1,7 +1,17 @@
-// Assembles the evidence file (SPEC §5) from a finished checklist.
-import type { Checklist, EvidenceFile, Summary } from '../types.js'
+// Assembles the evidence file (SPEC §5) from a finished checklist, and each check's record in it.
+import type { CheckResult, CheckStatus, Checklist, Evidence, EvidenceFile, ResolvedCheck, Summary } from '../types.js'
 import { TOOL } from '../version.js'
 import { protocolDigest } from './digest.js'
+
+/** A check's result record: what the check is, how it ended, why, and its evidence. */
+export function checkResult(
+  check: Pick<ResolvedCheck, 'id' | 'name' | 'evidenceType' | 'required'>,
+  status: CheckStatus,
+  reason: string | null = null,
+  evidence: Evidence | null = null,
+): CheckResult {
+  return { id: check.id, name: check.name, evidenceType: check.evidenceType, required: check.required, status, reason, evidence }
+}
 
 export function buildEvidenceFile(checklist: Checklist, summary: Summary, interrupted?: string | null): EvidenceFile {
   const { protocol } = checklist

@@ -1,6 +1,7 @@
 // Secret masking: values of secret-looking environment variables and configured patterns become `***` in
 // everything verify writes or prints, in their raw, base64 (also wrapped in lines), URL-encoded and JSON-escaped forms.
 import { stripAnsi } from '../runner/ansi.js'
+import type { ResolvedProtocol } from '../types.js'
 
 export const MASK = '***'
 
@@ -95,6 +96,15 @@ const LINE_BREAK = '(?:\\r?\\n)?'
 const MIN_WRAPPED_LINE = 16
 const BASE64_LINE = /^[A-Za-z0-9+/_-]+$/
 const BASE64_CHAR = /[A-Za-z0-9+/_-]/
+/**
+ * The one mask of a run (built once, handed to everything that writes or prints): the secrets of the environment and
+ * those given to checks through their own `env`, and the protocols' `redact` patterns.
+ */
+export function protocolRedactor(env: NodeJS.ProcessEnv, protocols: readonly Pick<ResolvedProtocol, 'checks' | 'redact'>[] = []): Redactor {
+  const secrets = Object.assign({}, env, ...protocols.flatMap((protocol) => protocol.checks.map((check) => check.env)))
+  return createRedactor(secretValues(secrets), protocols.flatMap((protocol) => protocol.redact))
+}
+
 // A pattern that can match nothing must not put a mask between every two characters.
 const mask = (match: string) => (match === '' ? match : MASK)
 

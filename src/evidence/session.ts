@@ -1,10 +1,11 @@
 // Where a protocol's evidence lives and how it is sealed: the part of a command's context that needs no terminal,
 // shared by the CLI and the test-runner integrations.
-import { dirname, join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { loadVerifyConfig, type Environment, type LoadedConfig } from '../config/index.js'
 import type { ProtocolOverrides } from '../config/resolve.js'
 import { loadProtocolFromRef } from '../config/protocol-from.js'
-import { createRedactor, secretValues, type Redactor } from './redact.js'
+import { approvalsPathOf, defaultEvidencePath, logDirOf } from '../defaults.js'
+import { protocolRedactor, type Redactor } from './redact.js'
 import { SIGNING_KEY_ENV } from './sign.js'
 
 export interface EvidenceSessionOptions {
@@ -46,14 +47,13 @@ export async function openEvidenceSession(options: EvidenceSessionOptions): Prom
     ...(options.configEnv ? { env: options.configEnv } : {}),
   }
   const loaded = options.protocolFrom === undefined ? await loadVerifyConfig(load) : await loadProtocolFromRef(options.protocolFrom, load)
-  const evidencePath = options.evidence ? resolve(cwd, options.evidence) : join(loaded.rootDir, '.verify', 'evidence.json')
+  const evidencePath = options.evidence ? resolve(cwd, options.evidence) : defaultEvidencePath(loaded.rootDir)
   return {
     loaded,
     evidencePath,
-    approvalsPath: join(dirname(evidencePath), 'approvals.json'),
-    logDir: join(dirname(evidencePath), 'logs'),
-    // Secrets given to checks through their own `env` are masked like those of the environment.
-    redact: createRedactor(secretValues(Object.assign({}, env, ...loaded.protocol.checks.map((c) => c.env))), loaded.protocol.redact),
+    approvalsPath: approvalsPathOf(evidencePath),
+    logDir: logDirOf(evidencePath),
+    redact: protocolRedactor(env, [loaded.protocol]),
     signingKey: env[SIGNING_KEY_ENV] || undefined,
   }
 }

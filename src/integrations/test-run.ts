@@ -5,8 +5,9 @@ import { readFile } from 'node:fs/promises'
 import type { Environment } from '../config/index.js'
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
-import { inputsFingerprint, workspaceFingerprint } from '../evidence/fingerprint.js'
-import { buildEvidenceFile } from '../evidence/record.js'
+import { checkFingerprint } from '../evidence/binding.js'
+import { workspaceFingerprint } from '../evidence/fingerprint.js'
+import { buildEvidenceFile, checkResult } from '../evidence/record.js'
 import { openEvidenceSession, type EvidenceSession } from '../evidence/session.js'
 import { saveEvidence } from '../evidence/save.js'
 import { readEvidenceFile } from '../evidence/store.js'
@@ -132,7 +133,7 @@ export class TestRunRecording {
     const check = testCheckOf(session, options.check)
     const { rootDir } = session.loaded.protocol
     const workspace = await workspaceFingerprint(rootDir)
-    const fingerprint = check.inputs ? await inputsFingerprint(rootDir, check.inputs, workspace) : workspace.fingerprint
+    const fingerprint = await checkFingerprint(check, rootDir, workspace)
     return new TestRunRecording(session, check, workspace, fingerprint, startedAt)
   }
 
@@ -161,7 +162,7 @@ export class TestRunRecording {
       recordedBy,
       metadata: {},
     }
-    return { id: check.id, name: check.name, evidenceType: check.evidenceType, required: check.required, status, reason, evidence }
+    return checkResult(check, status, reason, evidence)
   }
 
   /**

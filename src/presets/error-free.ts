@@ -6,6 +6,7 @@ import { readdir, stat } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { CheckDefinition } from '../config/define.js'
+import { defaultEvidencePath, logDirOf } from '../defaults.js'
 import type { CheckContext, FunctionCheckResult } from '../types.js'
 
 export interface ErrorPattern {
@@ -92,7 +93,7 @@ export function errorFreeCheck(options: ErrorFreeOptions = {}): CheckDefinition<
     dependsOn: ['*'],
     run: async ({ cwd, env }: CheckContext): Promise<FunctionCheckResult> => {
       const ids = (env.VERIFY_DEPENDS_ON ?? '').split(',').filter(Boolean)
-      const logDir = env.VERIFY_LOG_DIR || join(cwd, '.verify', 'logs')
+      const logDir = env.VERIFY_LOG_DIR || logDirOf(defaultEvidencePath(cwd))
       if (ids.length === 0) return { passed: false, output: 'No other required command or function check to scan: error-free proves nothing alone.' }
       const silent: string[] = []
       const findings: ErrorFinding[] = []

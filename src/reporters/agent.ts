@@ -1,8 +1,10 @@
 // The `agent` reporter: a compact digest a coding agent can act on — what failed, how, the lines that matter
 // and the next command to run. Bounded whatever the checks printed.
-import { dirname, join, relative } from 'node:path'
+import { join, relative } from 'node:path'
+import { logDirOf } from '../defaults.js'
 import { formatDuration } from '../duration.js'
 import type { CheckResult } from '../types.js'
+import { isBlocking } from '../verdict/verdict.js'
 import { cutLine, failingTestLines, failureExcerpt, howItEnded, moreTestsLine } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
 import { writeReport } from './output.js'
@@ -64,7 +66,7 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   const { checklist, summary } = outcome
   const strict = checklist.protocol.strictMode
   const rel = (path: string) => relative(cwd, path) || path
-  const logDir = join(dirname(outcome.evidencePath), 'logs')
+  const logDir = logDirOf(outcome.evidencePath)
   const ms = Date.parse(checklist.finishedAt ?? '') - Date.parse(checklist.startedAt ?? '')
   const reuse = ranAndReused(checklist.results)
   const counts = [`${summary.passed} passed${reuse ? ` (${reuse})` : ''}`, summary.failed && `${summary.failed} failed`, summary.skipped && `${summary.skipped} skipped`, summary.cancelled && `${summary.cancelled} cancelled`, summary.pending && `${summary.pending} pending`]
@@ -73,7 +75,7 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   ]
   if (outcome.interrupted) out.push(`Interrupted by ${outcome.interrupted}: unfinished checks were cancelled.`)
 
-  const blocking = checklist.results.filter((r) => r.status !== 'passed' && (r.required || (strict && FAILING.has(r.status))))
+  const blocking = checklist.results.filter((r) => isBlocking(r, strict))
   const failing = blocking.filter((r) => FAILING.has(r.status))
   const others = blocking.filter((r) => !FAILING.has(r.status))
   for (const result of failing.slice(0, DETAILED)) out.push('', ...detail(result, rel(join(logDir, `${result.id}.log`))))
@@ -83,7 +85,7 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
     out.push(cutLine(`${statusGlyph(result.status)} ${result.id} — ${statusText(result.status)}${result.reason ? `: ${result.reason.split('\n')[0]}` : ''}`, LINE_WIDTH))
   }
   if (oneLiners.length > ONE_LINERS) out.push(`… and ${oneLiners.length - ONE_LINERS} more`)
-  const optional = checklist.results.filter((r) => !r.required && !strict && FAILING.has(r.status))
+  const optional = checklist.results.filter((r) => FAILING.has(r.status) && !isBlocking(r, strict))
   if (optional.length) out.push('', `Warnings (optional checks, not blocking): ${optional.map((r) => `${r.id} ${statusText(r.status)}`).join(', ')}`)
 
   const next: string[] = []

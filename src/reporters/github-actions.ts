@@ -5,6 +5,7 @@ import { appendFileSync, existsSync, statSync } from 'node:fs'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { formatDuration } from '../duration.js'
 import type { CheckResult } from '../types.js'
+import { isBlocking } from '../verdict/verdict.js'
 import { failingTestLines, failureExcerpt, howItEnded, moreTestsLine, stripControl, type FailureExcerpt } from './excerpt.js'
 import { renderMarkdownSummary } from './markdown-summary.js'
 import type { ReporterOptions } from './options.js'
@@ -80,8 +81,8 @@ export function renderAnnotations(run: RunOutcome, options: AnnotationOptions = 
   const outcome = ownShare(run)
   const strict = outcome.checklist.protocol.strictMode
   const failing = outcome.checklist.results.filter((r) => FAILING.has(r.status))
-  const errors = failing.filter((r) => r.required || strict)
-  const warnings = failing.filter((r) => !(r.required || strict))
+  const errors = failing.filter((r) => isBlocking(r, strict))
+  const warnings = failing.filter((r) => !isBlocking(r, strict))
   const out: string[] = []
   const left: string[] = []
   const emit = (kind: 'error' | 'warning', results: CheckResult[]) => {

@@ -2,6 +2,7 @@
 import { join } from 'node:path'
 import type { CheckResult, CheckStatus, Evidence, OutputRecord, ProtocolSource, ResolvedCheck, TestFailure, TestsRecord } from '../types.js'
 import { formatDuration } from '../duration.js'
+import { checkResult } from '../evidence/record.js'
 import { OutputCapture } from './capture.js'
 import { commandText } from './command-text.js'
 import { runFunctionCheck, type FunctionRunResult } from './function-check.js'
@@ -156,13 +157,5 @@ export async function executeCheck(check: ResolvedCheck, ctx: CheckRunContext): 
     evidence.attempts = attempts
     evidence.flaky = result.status === 'passed'
   }
-  return {
-    id: check.id,
-    name: check.name,
-    evidenceType: check.evidenceType,
-    required: check.required,
-    status: result.status,
-    reason: result.reason,
-    evidence,
-  }
+  return checkResult(check, result.status, result.reason, evidence)
 }

@@ -1,12 +1,15 @@
 // Runs a checklist: dependencies first, up to `concurrency` at once, fail-fast and interruption by cancellation.
 import { randomUUID } from 'node:crypto'
-import { join, relative } from 'node:path'
+import { relative } from 'node:path'
+import { defaultEvidencePath, logDirOf } from '../defaults.js'
 import { isFailing } from '../status.js'
 import type { CheckResult, Checklist, Reporter, ResolvedCheck, ResolvedProtocol, WorkspaceInfo } from '../types.js'
 import { checkDigest } from '../evidence/digest.js'
-import { createRedactor, secretValues } from '../evidence/redact.js'
+import { checkResult } from '../evidence/record.js'
+import { protocolRedactor } from '../evidence/redact.js'
 import { SIGNING_KEY_ENV } from '../evidence/sign.js'
-import { inputsFingerprint, inputsWarnings, workspaceFingerprint } from '../evidence/fingerprint.js'
+import { checkFingerprint } from '../evidence/binding.js'
+import { inputsWarnings, workspaceFingerprint } from '../evidence/fingerprint.js'
 import { executeCheck } from './run-check.js'
 
 export interface RunOptions {
@@ -48,15 +51,7 @@ export function createChecklist(protocol: ResolvedProtocol): Checklist {
     startedAt: null,
     finishedAt: null,
     workspace: null,
-    results: protocol.checks.map((check) => ({
-      id: check.id,
-      name: check.name,
-      evidenceType: check.evidenceType,
-      required: check.required,
-      status: 'pending',
-      reason: null,
-      evidence: null,
-    })),
+    results: protocol.checks.map((check) => checkResult(check, 'pending')),
   }
 }
 
@@ -105,10 +100,10 @@ export async function runChecks(checklist: Checklist, options: RunOptions = {}):
   checklist.workspace = workspace
   // Found while the checks run; a listing that fails fails their fingerprints too, with the reason.
   const warnings = inputsWarnings(protocol.rootDir, protocol.checks, workspace).catch((): string[] => [])
-  const logDir = options.logDir === undefined ? join(protocol.rootDir, '.verify', 'logs') : options.logDir
+  const logDir = options.logDir === undefined ? logDirOf(defaultEvidencePath(protocol.rootDir)) : options.logDir
   const baseEnv = baseEnvironment(options.env ?? process.env)
   // Library callers get the same masking as the CLI unless they bring their own.
-  const transform = options.transform ?? createRedactor(secretValues(Object.assign({}, options.env ?? process.env, ...protocol.checks.map((c) => c.env))), protocol.redact)
+  const transform = options.transform ?? protocolRedactor(options.env ?? process.env, [protocol])
   const results = new Map(checklist.results.map((r) => [r.id, r]))
   const selected = selectChecks(protocol.checks, options.only, options.skip)
   const limit = options.sequential || !protocol.parallel ? 1 : Math.max(1, protocol.concurrency)
@@ -158,7 +153,7 @@ export async function runChecks(checklist: Checklist, options: RunOptions = {}):
     result.status = 'running'
     reporter.onCheckStart?.(check, result)
     const run = async (): Promise<CheckResult> => {
-      const fingerprint = check.inputs ? await inputsFingerprint(protocol.rootDir, check.inputs, workspace) : workspace.fingerprint
+      const fingerprint = await checkFingerprint(check, protocol.rootDir, workspace)
       return executeCheck(check, {
         runId: checklist.runId,
         graceMs: protocol.graceMs,
@@ -178,15 +173,7 @@ export async function runChecks(checklist: Checklist, options: RunOptions = {}):
       // Whatever goes wrong inside verify for one check (a spawn that throws, a log that cannot be opened) is that
       // check's error: the run goes on and the evidence is written.
       const outcome = await run().catch(
-        (error: unknown): CheckResult => ({
-          id: check.id,
-          name: check.name,
-          evidenceType: check.evidenceType,
-          required: check.required,
-          status: 'error',
-          reason: `verify could not run it: ${error instanceof Error ? error.message : String(error)}`,
-          evidence: null,
-        }),
+        (error: unknown): CheckResult => checkResult(check, 'error', `verify could not run it: ${error instanceof Error ? error.message : String(error)}`),
       )
       if (outcome.status === 'cancelled' && stopReason) outcome.reason = stopReason
       settle(check, outcome)

@@ -1,7 +1,9 @@
 // Counts, the verdict, and for each unsatisfied check an issue and a recommendation a person can act on.
+import { VERIFY_DIR } from '../defaults.js'
 import type { CheckResult, Checklist, Summary } from '../types.js'
 import type { FileJudgement } from './evidence-file.js'
-import { computeVerdict, isFailing } from './verdict.js'
+import { isFailing } from '../status.js'
+import { computeVerdict, isBlocking } from './verdict.js'
 
 export interface SummaryOptions {
   interrupted?: boolean
@@ -74,7 +76,7 @@ function supervisionWarnings(result: CheckResult): string[] {
 
 /** Summarises a checklist's results. Pure: the same results always give the same summary. */
 export function summarize(results: readonly CheckResult[], strictMode: boolean, options: SummaryOptions = {}): Summary {
-  const opts = { logDir: options.logDir ?? '.verify/logs', command: options.command ?? 'npx verify' }
+  const opts = { logDir: options.logDir ?? `${VERIFY_DIR}/logs`, command: options.command ?? 'npx verify' }
   const verdict = computeVerdict(results, {
     strictMode,
     interrupted: options.interrupted ?? false,
@@ -102,7 +104,7 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
     if (result.status === 'passed') continue
     const { issue, recommendation } = describe(result, opts)
     // An optional check only warns, unless strictMode makes its failure fatal.
-    if (!result.required && !(strictMode && isFailing(result.status))) {
+    if (!isBlocking(result, strictMode)) {
       summary.warnings.push(`Optional: ${issue}`)
       continue
     }

@@ -4,8 +4,10 @@
 import picomatch from 'picomatch'
 import type { Approval } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
-import { changedFiles, inputsFingerprint } from '../evidence/fingerprint.js'
-import type { CheckResult, Evidence, EvidenceFile, ResolvedCheck, ResolvedProtocol, WorkspaceInfo } from '../types.js'
+import { checkFingerprint } from '../evidence/binding.js'
+import { checkResult } from '../evidence/record.js'
+import { changedFiles } from '../evidence/fingerprint.js'
+import type { CheckResult, Evidence, EvidenceFile, ResolvedProtocol, WorkspaceInfo } from '../types.js'
 import { checkEvidence, type EvidenceValidity } from './check-evidence.js'
 import { judgeEvidenceFile, type FileExpectations, type FileJudgement } from './evidence-file.js'
 
@@ -72,11 +74,6 @@ export function approvalEvidence(approval: Approval): Evidence {
   }
 }
 
-/** The fingerprint a check's evidence must carry now: the workspace's, or that of its inputs. */
-export async function currentFingerprint(check: ResolvedCheck, rootDir: string, workspace: WorkspaceInfo): Promise<string> {
-  return check.inputs ? inputsFingerprint(rootDir, check.inputs, workspace) : workspace.fingerprint
-}
-
 /** Judges each check's stored evidence (or approval) against the protocol and workspace as they are now. */
 export async function judgeStoredEvidence(
   protocol: ResolvedProtocol,
@@ -112,7 +109,7 @@ export async function acceptStoredEvidence(
     const evidence = approval ? approvalEvidence(approval) : wellFormed(previous?.evidence) ? previous.evidence : null
     const context = {
       maxAgeMs: options.maxAgeMs,
-      fingerprint: await currentFingerprint(check, protocol.rootDir, workspace),
+      fingerprint: await checkFingerprint(check, protocol.rootDir, workspace),
       checkDigest: checkDigest(check, protocol.rootDir),
       ...(options.now ? { now: options.now } : {}),
       ...(changed ? { changedFiles: check.inputs ? changed.filter((path) => picomatch.isMatch(path, check.inputs as string[], { dot: true })) : changed } : {}),
@@ -120,7 +117,6 @@ export async function acceptStoredEvidence(
       ...(source && !approval ? { source } : {}),
     }
     const validity = checkEvidence(check, evidence, context)
-    const base = { id: check.id, name: check.name, evidenceType: check.evidenceType, required: check.required }
     let result: CheckResult
     if (!evidence) {
       const status = check.kind === 'manual' ? 'pending_manual' : 'pending'
@@ -131,17 +127,17 @@ export async function acceptStoredEvidence(
         : check.kind === 'manual'
           ? (check.manual ?? null)
           : 'no evidence recorded'
-      result = { ...base, status, reason, evidence: null }
+      result = checkResult(check, status, reason)
     } else if (validity.valid) {
-      result = { ...base, status: 'passed', reason: null, evidence }
+      result = checkResult(check, 'passed', null, evidence)
     } else {
       // A recorded failure still bound to this code, in a file that counts, is a failure; anything else is stale.
       const onlyFailed = validity.issues.length === 1 && evidence.passed === false
       const recorded = previous?.status
       const settled = recorded !== undefined && !['passed', 'pending', 'running', 'stale'].includes(recorded)
       result = onlyFailed
-        ? { ...base, status: settled ? recorded : 'failed', reason: previous?.reason ?? 'its evidence records a failure', evidence }
-        : { ...base, status: 'stale', reason: validity.issues.map((i) => i.replace(`${check.name}: `, '')).join('; '), evidence }
+        ? checkResult(check, settled ? recorded : 'failed', previous?.reason ?? 'its evidence records a failure', evidence)
+        : checkResult(check, 'stale', validity.issues.map((i) => i.replace(`${check.name}: `, '')).join('; '), evidence)
     }
     judgements.set(check.id, { result, validity, reusable: validity.valid })
   }

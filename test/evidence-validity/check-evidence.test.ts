@@ -10,7 +10,8 @@ import { checkDigest } from '../../src/evidence/digest.js'
 import { workspaceFingerprint } from '../../src/evidence/fingerprint.js'
 import type { CheckResult, Evidence, EvidenceFile, ResolvedCheck, ResolvedProtocol, WorkspaceInfo } from '../../src/types.js'
 import { checkEvidence, FUTURE_TOLERANCE_MS } from '../../src/verdict/check-evidence.js'
-import { currentFingerprint, judgeStoredEvidence } from '../../src/verdict/validate.js'
+import { checkFingerprint } from '../../src/evidence/binding.js'
+import { judgeStoredEvidence } from '../../src/verdict/validate.js'
 import { buildRecord } from './helpers.js'
 
 const NOW = new Date('2026-11-30T12:00:00.000Z')
@@ -132,7 +133,7 @@ describe('judgeStoredEvidence', () => {
     return evidence({
       type: c.evidenceType,
       timestamp: at(-ageMs),
-      fingerprint: await currentFingerprint(c, rootDir, workspace),
+      fingerprint: await checkFingerprint(c, rootDir, workspace),
       checkDigest: checkDigest(c, rootDir),
       ...patch,
     })
@@ -186,7 +187,7 @@ describe('judgeStoredEvidence', () => {
       by: 'Ann',
       note: null,
       timestamp: at(-365 * 24 * 60 * MINUTE),
-      fingerprint: await currentFingerprint(review, rootDir, workspace),
+      fingerprint: await checkFingerprint(review, rootDir, workspace),
       checkDigest: checkDigest(review, rootDir),
       evidenceType: 'architect_approval',
     }
@@ -205,7 +206,7 @@ describe('judgeStoredEvidence', () => {
       by: 'Ann',
       note: null,
       timestamp: at(-MINUTE),
-      fingerprint: await currentFingerprint(review, rootDir, workspace),
+      fingerprint: await checkFingerprint(review, rootDir, workspace),
       checkDigest: checkDigest(review, rootDir),
       evidenceType: 'functionality_verified',
     }
@@ -219,7 +220,7 @@ describe('judgeStoredEvidence', () => {
       by: 'Ann',
       note: null,
       timestamp: at(-MINUTE),
-      fingerprint: await currentFingerprint(review, rootDir, workspace),
+      fingerprint: await checkFingerprint(review, rootDir, workspace),
       checkDigest: checkDigest(review, rootDir),
       evidenceType: 'architect_approval',
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CheckStatus, Verdict } from '../../src/types.js'
-import { computeVerdict, isFailing } from '../../src/verdict/verdict.js'
+import { isFailing } from '../../src/status.js'
+import { computeVerdict, isBlocking } from '../../src/verdict/verdict.js'
 
 type Row = { status: CheckStatus; required: boolean }
 const req = (status: CheckStatus): Row => ({ status, required: true })
@@ -67,5 +68,30 @@ describe('isFailing', () => {
     ['stale', false],
   ])('%s → %s', (status, failing) => {
     expect(isFailing(status)).toBe(failing)
+  })
+})
+
+describe('isBlocking: an issue, not only a warning (the summary and every reporter ask it)', () => {
+  it.each<[Row, boolean, boolean]>([
+    [req('passed'), false, false],
+    [req('failed'), false, true],
+    [req('skipped'), false, true],
+    [req('pending_manual'), false, true],
+    [opt('failed'), false, false],
+    [opt('failed'), true, true],
+    [opt('timed_out'), true, true],
+    [opt('skipped'), true, false],
+    [opt('stale'), true, false],
+    [opt('passed'), true, false],
+  ])('%j, strictMode %s → %s', (row, strictMode, blocking) => {
+    expect(isBlocking(row, strictMode)).toBe(blocking)
+  })
+
+  it('agrees with the verdict: a failure that blocks rejects, one that does not leaves it approved', () => {
+    for (const strictMode of [false, true]) {
+      for (const row of [req('failed'), opt('failed'), opt('error')]) {
+        expect(computeVerdict([req('passed'), row], { strictMode })).toBe(isBlocking(row, strictMode) ? 'rejected' : 'approved')
+      }
+    }
   })
 })
