@@ -9,23 +9,16 @@ import { jsonText, readEvidenceFile, writeFilesAtomic } from '../evidence/store.
 import { VerifyError, VerifyUsageError } from '../errors.js'
 import type { Checklist, EvidenceFile, ResolvedCheck, WorkspaceInfo } from '../types.js'
 import { untrusted } from '../reporters/safe-text.js'
+import { keepRecorded } from '../verdict/restate.js'
 import { summarize } from '../verdict/summary.js'
 import { acceptStoredEvidence, approvalEvidence } from '../verdict/validate.js'
 import { parse } from './args.js'
-import { CONFIG_OPTIONS, commandContext, maskedIO, type CommandContext } from './context.js'
+import { commandContext, maskedIO, type CommandContext } from './context.js'
 import { ExitCode } from './exit-code.js'
 import type { CliIO } from './io.js'
-import { commandWorkspace } from './workspace.js'
-import { lockEvidence, optionalWaitValue } from './lock.js'
-
-export const APPROVE_OPTIONS = {
-  by: { type: 'string' },
-  note: { type: 'string' },
-  protocol: { type: 'string' },
-  wait: { type: 'string' },
-  ...CONFIG_OPTIONS,
-  help: { type: 'boolean', short: 'h' },
-} as const
+import { commandWorkspace } from '../evidence/workspace.js'
+import { APPROVE_FLAGS } from './flags.js'
+import { lockEvidence } from './lock.js'
 
 /** Who is approving, when `--by` is not given: git's user.name, else the login name. */
 function defaultApprover(cwd: string): string {
@@ -78,15 +71,12 @@ async function updatedEvidence(context: CommandContext, workspace: WorkspaceInfo
   if (judged.file?.tampered) return { refused: judged.file.issues }
   if (judged.file && !judged.file.accepted) return { file: null }
   // A check with no evidence keeps what the run recorded (skipped, cancelled…): `pending` is never written.
-  const recorded = new Map(stored.file.checks.map((r) => [r.id, r]))
-  const checks = judged.results.map((result) =>
-    result.status !== 'pending' ? result : (recorded.get(result.id) ?? { ...result, status: 'skipped' as const, reason: 'no evidence recorded' }),
-  )
+  const checks = keepRecorded(judged.results, stored.file.checks, 'no evidence recorded')
   return { file: sealEvidence({ ...stored.file, checks, summary: summarize(checks, protocol.strictMode) }, context.redact, context.signingKey) }
 }
 
 export async function approveCommand(argv: string[], rawIO: CliIO): Promise<number> {
-  const { values, positionals } = parse('approve', optionalWaitValue(argv), APPROVE_OPTIONS)
+  const { values, positionals } = parse('approve', argv, APPROVE_FLAGS)
   const [checkId, ...extra] = positionals
   if (!checkId || extra.length > 0) throw new VerifyUsageError('verify approve takes one check id: `verify approve <checkId> [--by name] [--note text]`')
   const context = await commandContext(rawIO, values, values.protocol)

@@ -2,15 +2,17 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { DURATION_RULE, parseDurationSetting } from '../duration.js'
 import { VerifyUsageError } from '../errors.js'
+import { inlineValueOnly, type FlagTable } from './flags.js'
 import { closest } from './suggest.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
 
 type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; allowNegative: true; strict: true }>>
 
-export function parse<const O extends Options>(command: string, argv: string[], options: O): Parsed<O> {
+/** Parses a command's words by its flag table (flags.ts); every mistake is a VerifyUsageError that says what to do. */
+export function parse<const O extends Options & FlagTable>(command: string, argv: string[], options: O): Parsed<O> {
   try {
-    return parseArgs({ args: argv, options, allowPositionals: true, allowNegative: true, strict: true })
+    return parseArgs({ args: inlineValueOnly(options, argv), options, allowPositionals: true, allowNegative: true, strict: true })
   } catch (error) {
     throw new VerifyUsageError(`${parseProblem(command, error, options)} Run \`verify ${command} --help\` for the options.`)
   }

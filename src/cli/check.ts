@@ -13,20 +13,11 @@ import { summarize } from '../verdict/summary.js'
 import type { CheckResult } from '../types.js'
 import { acceptStoredEvidence } from '../verdict/validate.js'
 import { duration, parse } from './args.js'
-import { CONFIG_OPTIONS, commandContext, maskedIO } from './context.js'
+import { commandContext, maskedIO } from './context.js'
 import { ExitCode, exitCodeOfVerdict } from './exit-code.js'
+import { CHECK_FLAGS } from './flags.js'
 import type { CliIO } from './io.js'
-import { commandWorkspace } from './workspace.js'
-
-export const CHECK_OPTIONS = {
-  'max-age': { type: 'string' },
-  'require-signature': { type: 'boolean' },
-  'protocol-from': { type: 'string' },
-  json: { type: 'boolean' },
-  ...CONFIG_OPTIONS,
-  color: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const
+import { commandWorkspace } from '../evidence/workspace.js'
 
 /** Where evidence came from when verify did not run the check itself: `by vitest reporter, 412 tests, `. */
 function provenance(result: CheckResult): string {
@@ -38,7 +29,7 @@ function provenance(result: CheckResult): string {
 }
 
 export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number> {
-  const { values, positionals } = parse('check', argv, CHECK_OPTIONS)
+  const { values, positionals } = parse('check', argv, CHECK_FLAGS)
   const maxAgeMs = duration('max-age', values['max-age'])
   const context = await commandContext(rawIO, values, positionals[0], maxAgeMs === undefined ? {} : { maxAgeMs })
   const io = maskedIO(rawIO, context.redact)

@@ -5,15 +5,6 @@ import { openEvidenceSession, type EvidenceSession } from '../evidence/session.j
 import type { CliIO } from './io.js'
 import { safeIO } from './output.js'
 
-export { saveEvidence } from '../evidence/save.js'
-
-/** Flags shared by every command that loads the config and finds the evidence. */
-export const CONFIG_OPTIONS = {
-  evidence: { type: 'string' },
-  config: { type: 'string' },
-  cwd: { type: 'string' },
-} as const
-
 export type CommandContext = EvidenceSession
 
 export async function commandContext(

@@ -15,17 +15,9 @@ import { guardJson } from '../reporters/safe-text.js'
 import type { Reporter, RunOutcome } from '../reporters/types.js'
 import { duration, parse, positiveInt } from './args.js'
 import { ExitCode } from './exit-code.js'
+import { HOOK_FLAGS } from './flags.js'
 import type { CliIO } from './io.js'
 import { formatError } from './main.js'
-
-export const HOOK_OPTIONS = {
-  'max-blocks': { type: 'string' },
-  timeout: { type: 'string' },
-  evidence: { type: 'string' },
-  config: { type: 'string' },
-  cwd: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const
 
 const MAX_INPUT_BYTES = 1024 * 1024
 const INPUT_TIMEOUT_MS = 10_000
@@ -168,7 +160,7 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] }
   let lineProblem: string | null = null
   try {
-    parsed = parse('hook', argv, HOOK_OPTIONS)
+    parsed = parse('hook', argv, HOOK_FLAGS)
   } catch (error) {
     // The agent still gets an answer in its own form: the words that are not flags name it.
     lineProblem = (error as Error).message

@@ -14,15 +14,8 @@ import { parse } from './args.js'
 import { planCommands, type PlannedCheck } from './init-scripts.js'
 import { tsconfigState } from './init-tsconfig.js'
 import { ExitCode } from './exit-code.js'
+import { INIT_FLAGS } from './flags.js'
 import type { CliIO } from './io.js'
-
-export const INIT_OPTIONS = {
-  yes: { type: 'boolean', short: 'y' },
-  force: { type: 'boolean' },
-  agent: { type: 'string' },
-  cwd: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const
 
 /** Asks a yes/no question; only used in an interactive terminal. */
 type Confirm = (question: string, defaultYes: boolean) => Promise<boolean>
@@ -131,7 +124,7 @@ async function describeInstall(dir: string, agent: AgentName): Promise<string> {
 }
 
 export async function initCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse('init', argv, INIT_OPTIONS)
+  const { values, positionals } = parse('init', argv, INIT_FLAGS)
   if (positionals.length > 0) throw new VerifyUsageError(`verify init takes no arguments, got: ${positionals.join(' ')}`)
   const dir = resolve(io.cwd, values.cwd ?? '.')
   const agent = values.agent

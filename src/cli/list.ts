@@ -9,16 +9,9 @@ import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { commandText } from '../runner/command-text.js'
 import { parse } from './args.js'
 import { ExitCode } from './exit-code.js'
+import { LIST_FLAGS } from './flags.js'
 import type { CliIO } from './io.js'
 import { safeIO } from './output.js'
-
-export const LIST_OPTIONS = {
-  json: { type: 'boolean' },
-  config: { type: 'string' },
-  cwd: { type: 'string' },
-  color: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const
 
 /** One check in `verify list --json` (format version 1, documented in docs/cli.md). */
 export interface ListedCheck {
@@ -134,7 +127,7 @@ function renderText(output: ListOutput, cwd: string): string {
 }
 
 export async function listCommand(argv: string[], rawIO: CliIO): Promise<number> {
-  const { values, positionals } = parse('list', argv, LIST_OPTIONS)
+  const { values, positionals } = parse('list', argv, LIST_FLAGS)
   if (positionals.length > 1) throw new VerifyUsageError(`verify list takes at most one protocol name, got: ${positionals.join(' ')}`)
   const cwd = resolve(rawIO.cwd, values.cwd ?? '.')
   const loaded = await loadConfigLayers({ cwd, env: rawIO.env, ...(values.config ? { configFile: resolve(rawIO.cwd, values.config) } : {}) })

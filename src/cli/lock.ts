@@ -13,11 +13,7 @@ export interface HeldLock {
   note: string | null
 }
 
-/** `--wait` alone waits as long as it takes; `--wait=<duration>` at most that long. Call before `parse()`. */
-export function optionalWaitValue(argv: readonly string[]): string[] {
-  return argv.map((word) => (word === '--wait' ? '--wait=' : word))
-}
-
+/** `--wait` alone waits as long as it takes (flags.ts reads it as `--wait=`); `--wait=<duration>` at most that long. */
 function waitMs(value: string | undefined): number {
   if (value === undefined) return 0
   if (value === '') return Number.POSITIVE_INFINITY

@@ -5,6 +5,7 @@ import { untrusted } from '../reporters/safe-text.js'
 import { flushOutput } from '../runner/flush.js'
 import { TOOL } from '../version.js'
 import { ExitCode } from './exit-code.js'
+import { VALUE_FLAGS } from './flags.js'
 import { APPROVE_HELP, CHECK_HELP, HELP, HOOK_HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
 import { lostOutput, processIO, type CliIO } from './io.js'
 import { safeIO } from './output.js'
@@ -40,8 +41,6 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   hook: { run: async (argv, io) => (await import('./hook.js')).hookCommand(argv, io), help: HOOK_HELP },
 }
 
-// Flags that take a value: the word after them is that value, never a command.
-const VALUE_FLAGS = new Set(['--only', '--skip', '--concurrency', '--timeout', '--max-age', '--reporter', '--evidence', '--config', '--cwd', '--shard', '--by', '--note', '--protocol', '--max-blocks', '--agent', '--protocol-from'])
 
 /** Where the command is: the first word that is not a flag or a flag's value (`verify --no-color check` works). */
 function commandIndex(argv: readonly string[]): number {

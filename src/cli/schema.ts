@@ -2,12 +2,13 @@
 import { VerifyUsageError } from '../errors.js'
 import { parse } from './args.js'
 import { ExitCode } from './exit-code.js'
+import { SCHEMA_FLAGS } from './flags.js'
 import type { CliIO } from './io.js'
 
 const KINDS = ['config', 'evidence'] as const
 
 export async function schemaCommand(argv: string[], io: CliIO): Promise<number> {
-  const { positionals } = parse('schema', argv, { help: { type: 'boolean', short: 'h' } } as const)
+  const { positionals } = parse('schema', argv, SCHEMA_FLAGS)
   const kind = positionals[0] ?? 'config'
   if (positionals.length > 1 || !(KINDS as readonly string[]).includes(kind)) {
     throw new VerifyUsageError(`verify schema takes one of: ${KINDS.join(', ')}; got: ${positionals.join(' ')}`)

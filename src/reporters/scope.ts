@@ -1,6 +1,6 @@
 // What a report shows of a run: the evidence as recorded (masked), and for a `--shard i/n` job only the checks it
 // ran — its reports speak for its own share, not for the whole protocol (whose verdict only `verify merge` gives).
-import { summarize } from '../verdict/summary.js'
+import { shareSummary } from '../verdict/run-summary.js'
 import type { RunOutcome } from './types.js'
 
 /**
@@ -13,7 +13,7 @@ export function ownShare(run: RunOutcome): RunOutcome {
   if (!shard) return outcome
   const own = new Set(shard.checks)
   const results = outcome.checklist.results.filter((r) => own.has(r.id))
-  const summary = summarize(results, outcome.checklist.protocol.strictMode, { interrupted: outcome.interrupted !== null })
+  const summary = shareSummary(results, outcome.checklist.protocol.strictMode, own, { interrupted: outcome.interrupted !== null })
   return { ...outcome, checklist: { ...outcome.checklist, results }, summary }
 }
 

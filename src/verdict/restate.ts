@@ -23,9 +23,15 @@ export async function restateChecks(
   // A file that does not count (another protocol, a shard, not signed with the key) is not carried into the new one.
   const base = judged.file && !judged.file.accepted ? null : file
   if (!base && file) judged = await acceptStoredEvidence(protocol, null, workspace, options)
-  const recorded = new Map((base?.checks ?? []).map((r) => [r.id, r]))
-  const checks = judged.results.map((result) =>
-    result.status !== 'pending' ? result : (recorded.get(result.id) ?? { ...result, status: 'skipped' as const, reason: 'no evidence recorded' }),
-  )
+  const checks = keepRecorded(judged.results, base?.checks ?? [], 'no evidence recorded')
   return { base, checks }
+}
+
+/**
+ * Judged results in which a check without evidence (`pending`) keeps what the stored file recorded of it (skipped
+ * after a failed dependency, cancelled…), else is skipped for `reason`: a written file never holds `pending`.
+ */
+export function keepRecorded(results: readonly CheckResult[], recorded: readonly CheckResult[], reason: string): CheckResult[] {
+  const byId = new Map(recorded.map((r) => [r.id, r]))
+  return results.map((result) => (result.status !== 'pending' ? result : (byId.get(result.id) ?? { ...result, status: 'skipped' as const, reason })))
 }

@@ -1,9 +1,9 @@
 // The workspace as a command sees it: the fingerprint, with what verify itself writes left out (SPEC §7).
-import { workspaceFingerprint } from '../evidence/fingerprint.js'
-import { besideEvidence, describeOutputs, siblingEvidence, unchangedOutputs } from '../evidence/outputs.js'
-import { verifySignature } from '../evidence/sign.js'
-import type { EvidenceFile, OutputFile, WorkspaceInfo } from '../types.js'
-import type { CommandContext } from './context.js'
+import type { EvidenceFile, WorkspaceInfo } from '../types.js'
+import { workspaceFingerprint } from './fingerprint.js'
+import { besideEvidence, siblingEvidence, unchangedOutputs } from './outputs.js'
+import type { EvidenceSession } from './session.js'
+import { verifySignature } from './sign.js'
 
 export interface CommandWorkspace {
   workspace: WorkspaceInfo
@@ -26,7 +26,7 @@ export interface WorkspaceSources {
  * the evidence recorded — these only from evidence this command trusts (signed, when a key is set) and only while
  * their content is what verify wrote.
  */
-export async function commandWorkspace(context: CommandContext, sources: WorkspaceSources = {}): Promise<CommandWorkspace> {
+export async function commandWorkspace(context: Pick<EvidenceSession, 'loaded' | 'evidencePath' | 'signingKey'>, sources: WorkspaceSources = {}): Promise<CommandWorkspace> {
   const { protocol } = context.loaded
   const recorded = sources.recorded
   const trusted = recorded && (!context.signingKey || verifySignature(recorded, context.signingKey).valid) ? recorded : null
@@ -37,17 +37,4 @@ export async function commandWorkspace(context: CommandContext, sources: Workspa
   ])
   const leaveOut = [...beside, ...siblings, ...(sources.writes ?? []), ...carried]
   return { workspace: await workspaceFingerprint(protocol.rootDir, { leaveOut }), leaveOut, carried }
-}
-
-/**
- * What a merged evidence file at `target` records as verify's outputs: the shards' files, what verify wrote beside
- * them (logs, approvals) and the outputs they recorded that are still unchanged — so that `verify check` of the
- * merged file leaves them out as each shard's run did.
- */
-export async function mergedOutputs(target: string, shards: readonly { path: string; file: EvidenceFile }[]): Promise<OutputFile[]> {
-  const files: string[] = []
-  for (const { path, file } of shards) {
-    files.push(...(await besideEvidence(path, file.checks.map((c) => c.id))), ...(await unchangedOutputs(path, file)))
-  }
-  return describeOutputs(target, files.filter((file) => file !== target))
 }

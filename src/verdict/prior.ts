@@ -1,10 +1,10 @@
 // What a run can take from before it: valid evidence (--reuse, or checks left out), approvals of manual checks.
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
+import type { EvidenceSession } from '../evidence/session.js'
 import { readEvidenceFile } from '../evidence/store.js'
-import type { CheckResult, WorkspaceInfo } from '../types.js'
-import { acceptStoredEvidence } from '../verdict/validate.js'
 import { isFailing } from '../status.js'
-import type { CommandContext } from './context.js'
+import type { CheckResult, WorkspaceInfo } from '../types.js'
+import { acceptStoredEvidence } from './validate.js'
 
 export interface PriorOptions {
   /** Reuse every check's valid evidence instead of running it. */
@@ -27,7 +27,7 @@ export interface PriorResults {
  * The stored file is judged by the acceptance rule: with a key, an unsigned or altered file is used for nothing
  * (the new file will be signed, so unsigned input must not be laundered into it).
  */
-export async function priorResults(context: CommandContext, workspace: WorkspaceInfo, options: PriorOptions): Promise<PriorResults> {
+export async function priorResults(context: Pick<EvidenceSession, 'loaded' | 'evidencePath' | 'approvalsPath' | 'signingKey'>, workspace: WorkspaceInfo, options: PriorOptions): Promise<PriorResults> {
   const { protocol } = context.loaded
   const approvals = trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
   const partial = options.selected.size < protocol.checks.length

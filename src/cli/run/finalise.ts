@@ -1,0 +1,75 @@
+// `verify run`, step 3 — finalise: the summary and verdict (decided by verdict/run-summary.ts, a shard's included),
+// the warnings of the run's circumstances, and the evidence record as it will be written.
+import { changedFiles, workspaceFingerprint } from '../../evidence/fingerprint.js'
+import { describeOutputs } from '../../evidence/outputs.js'
+import { buildEvidenceFile } from '../../evidence/record.js'
+import { sealEvidence } from '../../evidence/sign.js'
+import { writeEvidenceFileSync } from '../../evidence/store.js'
+import type { EvidenceFile, Summary, Verdict, WorkspaceInfo } from '../../types.js'
+import { nameFiles } from '../../verdict/check-evidence.js'
+import { summarizeRun, type RunSummaryOptions } from '../../verdict/run-summary.js'
+import type { CliIO } from '../io.js'
+import type { Signal } from './execute.js'
+import type { RunPlan } from './plan.js'
+
+export interface Finalised {
+  /** The evidence file, not yet sealed (masked and signed when saved). */
+  record: EvidenceFile
+  summary: Summary
+  /** What the run answers with: a shard's, for its own share. */
+  verdict: Verdict
+}
+
+/** Checks that write into the workspace make their own evidence stale at once: say so, and which files. */
+async function workspaceDrift(rootDir: string, before: WorkspaceInfo, leaveOut: string[]): Promise<string | null> {
+  const after = await workspaceFingerprint(rootDir, { leaveOut })
+  if (after.fingerprint === before.fingerprint) return null
+  const files = before.git && after.git ? await changedFiles(rootDir, before.git.tree, after.git.tree) : null
+  const named = files && files.length > 0 ? ` (${nameFiles(files)})` : ''
+  return `The checks changed the workspace while they ran${named}. Evidence is bound to the code as it was when the run started, so it will read as stale: add generated files to .gitignore.`
+}
+
+function record(plan: RunPlan, interrupted: Signal | null, warnings: RunSummaryOptions['warnings']): Finalised {
+  const { checklist } = plan
+  const judged = summarizeRun(checklist.results, checklist.protocol.strictMode, { interrupted: interrupted !== null, logDir: plan.shownLogDir, shard: plan.shard, warnings })
+  const file = buildEvidenceFile(checklist, judged.summary, interrupted)
+  if (judged.shard) file.shard = judged.shard
+  return { record: file, summary: judged.summary, verdict: judged.verdict }
+}
+
+/** The run's summary, verdict and evidence record once every check has settled. */
+export async function finaliseRun(plan: RunPlan, interrupted: Signal | null, runWarnings: readonly string[]): Promise<Finalised> {
+  const { checklist, workspace } = plan
+  const trail = [...runWarnings]
+  // Only checks that ran could have changed the workspace.
+  if (!interrupted && checklist.results.some((r) => r.evidence && !r.evidence.reused && r.evidence.command !== null)) {
+    const drift = await workspaceDrift(checklist.protocol.rootDir, workspace.workspace, workspace.leaveOut)
+    if (drift) trail.push(drift)
+  }
+  const finalised = record(plan, interrupted, { lead: [...plan.prior.warnings, ...plan.notes], trail })
+  // What the evidence can say of its outputs before they are written: the copies of itself, the unchanged ones.
+  const known = await describeOutputs(plan.context.evidencePath, workspace.carried, copiesOf(plan))
+  if (known.length > 0) finalised.record.workspace = { ...finalised.record.workspace, outputs: known }
+  return finalised
+}
+
+/** The reports that are copies of the evidence file (json): recognised by content, whatever it holds later. */
+export function copiesOf(plan: RunPlan): string[] {
+  return plan.reports.filter((report) => report.copy).map((report) => report.file)
+}
+
+/**
+ * A second signal: what had not settled is cancelled (a written file never holds `running` or `pending`) and the
+ * evidence is written at once, synchronously, before verify exits.
+ */
+export function writeInterruptedEvidence(plan: RunPlan, interrupted: Signal, rawIO: CliIO): void {
+  const { checklist, context } = plan
+  for (const result of checklist.results) {
+    if (result.status === 'running' || result.status === 'pending') Object.assign(result, { status: 'cancelled', reason: `interrupted by ${interrupted}` })
+  }
+  try {
+    writeEvidenceFileSync(context.evidencePath, sealEvidence(record(plan, interrupted, {}).record, context.redact, context.signingKey))
+  } catch (error) {
+    rawIO.stderr(`verify: cannot write the evidence at ${context.evidencePath} (${(error as Error).message})\n`)
+  }
+}

@@ -1,0 +1,136 @@
+// `verify run`, step 1 — plan: the flags, the protocol, the reporters, the lock on the evidence file, the workspace as
+// it is when the run starts, and what earlier evidence settles before anything runs.
+import { dirname, join, relative } from 'node:path'
+import { evidenceLocationProblem, reportLocationProblem } from '../../evidence/location.js'
+import { readEvidenceFile } from '../../evidence/store.js'
+import { commandWorkspace, type CommandWorkspace } from '../../evidence/workspace.js'
+import { VerifyUsageError } from '../../errors.js'
+import { combineReporters } from '../../reporters/index.js'
+import { boundLiveOutput } from '../../reporters/live-budget.js'
+import { createReporters, reportFiles, useColor } from '../../reporters/select.js'
+import { cleanDeadRuns, describeCleanup } from '../../runner/registry.js'
+import { createChecklist, selectChecks } from '../../runner/schedule.js'
+import { partitionShards, parseShard } from '../../runner/shard.js'
+import type { Checklist, Reporter } from '../../types.js'
+import { priorResults, type PriorResults } from '../../verdict/prior.js'
+import type { Share } from '../../verdict/run-summary.js'
+import { duration, list, parse, positiveInt } from '../args.js'
+import { commandContext, maskedIO, type CommandContext } from '../context.js'
+import { RUN_FLAGS } from '../flags.js'
+import type { CliIO } from '../io.js'
+import { lockEvidence, type HeldLock } from '../lock.js'
+
+/** What a caller inside verify (the agent hook) can hand a run beyond its flags. */
+export interface RunExtras {
+  /** Replace the reporters the flags and config would choose (the hook renders its own answer). */
+  reporters?: Reporter[]
+  /** Aborting it stops the run like SIGTERM does: running checks are killed, the evidence is written incomplete. */
+  signal?: AbortSignal
+}
+
+export interface RunPlan {
+  context: CommandContext
+  /** The IO with everything printed masked by the protocol's secrets. */
+  io: CliIO
+  checklist: Checklist
+  reporter: Required<Reporter>
+  only: string[] | undefined
+  skip: string[] | undefined
+  sequential: boolean
+  interactive: boolean
+  shard: Share | undefined
+  /** Reports written to files other than the evidence file; `copy`: a copy of the evidence (json). */
+  reports: { file: string; copy: boolean }[]
+  /** The log folder as recommendations name it, relative to the project. */
+  shownLogDir: string
+  /** Held from before the old evidence is read until the new one is written: the caller releases it. */
+  lock: HeldLock
+  /** Warnings of the run's circumstances (a taken-over lock, a dead run's leftovers cleaned), said first. */
+  notes: string[]
+  workspace: CommandWorkspace
+  prior: PriorResults
+}
+
+/** Reads the flags and loads the protocol; takes the evidence file's lock; settles what earlier evidence can. */
+export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): Promise<RunPlan> {
+  const { values, positionals } = parse('run', argv, RUN_FLAGS)
+  if (positionals.length > 1) throw new VerifyUsageError(`verify run takes one protocol name, got: ${positionals.join(' ')}`)
+  const context = await commandContext(rawIO, values, positionals[0], {
+    ...(values.sequential ? { parallel: false } : {}),
+    ...(values['fail-fast'] ? { failFast: true } : {}),
+    ...(values['skip-optional'] ? { skipOptional: true } : {}),
+    concurrency: positiveInt('concurrency', values.concurrency),
+    timeoutMs: duration('timeout', values.timeout),
+    maxAgeMs: duration('max-age', values['max-age']),
+  })
+  const io = maskedIO(rawIO, context.redact)
+  const { protocol } = context.loaded
+  const { evidencePath } = context
+  // Found out before anything runs, not when the evidence of a long run cannot be written.
+  const unwritable = evidenceLocationProblem(evidencePath, context.logDir)
+  if (unwritable) throw new VerifyUsageError(unwritable)
+  const ids = new Set(protocol.checks.map((c) => c.id))
+  const only = list(values.only)
+  const skip = list(values.skip)
+  for (const id of [...(only ?? []), ...(skip ?? [])]) {
+    if (!ids.has(id)) throw new VerifyUsageError(`No check "${id}" in protocol "${protocol.name}". Checks: ${[...ids].join(', ')}.`)
+  }
+  const color = useColor(io, values.color)
+  // How to run this protocol again, for reporters that suggest the next command.
+  const invocation = ['npx verify run', positionals[0], ...(['config', 'cwd', 'evidence'] as const).flatMap((flag) => (values[flag] ? [`--${flag}`, values[flag]] : []))]
+    .filter(Boolean)
+    .join(' ')
+  const reporters = combineReporters(extras.reporters ?? (await createReporters(values.reporter, io, color, context.loaded, { invocation })))
+  // A reader slower than a check's output must not grow verify's memory: live output is cut to what it takes.
+  const { backlog } = io
+  const reporter = backlog
+    ? boundLiveOutput(reporters, { backlog, logFile: (id) => relative(io.cwd, join(context.logDir, `${id}.log`)) || `${id}.log` })
+    : reporters
+  const reports = reportFiles(values.reporter, io, context.loaded).filter((report) => report.file !== evidencePath)
+  for (const report of reports) {
+    const problem = reportLocationProblem(report.file, report.name)
+    if (problem) throw new VerifyUsageError(problem)
+  }
+  const spec = values.shard ? parseShard(values.shard) : undefined
+  const shard = spec ? { ...spec, checks: new Set(partitionShards(protocol.checks, spec.total)[spec.index - 1]) } : undefined
+
+  const lock = await lockEvidence(io, evidencePath, values.wait, `verify run${positionals[0] ? ` ${positionals[0]}` : ''}`)
+  // Until the run's own handlers are in place, a signal releases the lock and exits.
+  const endInterim = lock.exitOnSignals()
+  try {
+    // What runs killed before they could clean up left behind: processes (by group and by tag) and temporary files.
+    const evidenceDir = dirname(evidencePath)
+    const cleaned = describeCleanup(cleanDeadRuns(join(evidenceDir, 'run'), [evidenceDir]))
+    // Computed once: every check, the reuse of earlier evidence and the drift check use this fingerprint.
+    const previous = await readEvidenceFile(evidencePath)
+    const workspace = await commandWorkspace(context, { recorded: previous.ok ? previous.file : null, writes: reports.map((report) => report.file) })
+    const prior = await priorResults(context, workspace.workspace, {
+      reuse: values.reuse ?? false,
+      // Other shards' checks are not "left out": their evidence comes from their own jobs, through `verify merge`.
+      selected: shard ? ids : selectChecks(protocol.checks, only, skip),
+      ...(spec ? { shard: spec } : {}),
+    })
+    return {
+      context,
+      io,
+      checklist: createChecklist(protocol),
+      reporter,
+      only,
+      skip,
+      sequential: values.sequential ?? false,
+      interactive: values.interactive !== false,
+      shard,
+      reports,
+      shownLogDir: relative(protocol.rootDir, context.logDir) || '.',
+      lock,
+      notes: [...(lock.note ? [lock.note] : []), ...(cleaned ? [cleaned] : [])],
+      workspace,
+      prior,
+    }
+  } catch (error) {
+    lock.release()
+    throw error
+  } finally {
+    endInterim()
+  }
+}
