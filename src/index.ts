@@ -1,4 +1,8 @@
-// The public API of verify-protocol. Library code never prints and never exits: it returns values.
+// The public API of verify-protocol: what a config, a preset, a reporter or a library caller uses. The engine's
+// plumbing (fingerprints, the store, the summary's parts) stays inside; the CLI is the way to run, check and merge.
+// Library code never prints and never exits: it returns values.
+
+// The DSL (verify.config.ts, presets).
 export {
   defineCheck,
   defineConfig,
@@ -26,26 +30,31 @@ export type {
   StandardCheck,
   StandardEvidenceType,
 } from './config/define.js'
+export type { Duration } from './duration.js'
+
+// Loading a config as the CLI does (docs/configuration.md, "Library use").
 export { loadConfigLayers, loadVerifyConfig } from './config/index.js'
 export type { LayerInfo, LoadedConfig, LoadedLayers, LoadOptions } from './config/index.js'
-export { resolveLayers, resolveMerged, resolveProtocol } from './config/resolve.js'
+export { resolveMerged, resolveProtocol } from './config/resolve.js'
 export type { ProtocolOverrides, ResolvedWithOrigins, ResolveOptions } from './config/resolve.js'
-export type { MergedConfig } from './config/merge.js'
-export type { LayerInput } from './config/validate.js'
+
+// The seed's entry points (SPEC §3.4): build a protocol, run it, judge evidence, summarise.
 export { createProtocol, runSingleCheck, runVerification } from './api.js'
 export type { CheckWithId, RunSingleCheckOptions } from './api.js'
 export { createChecklist } from './runner/schedule.js'
 export type { RunOptions } from './runner/schedule.js'
 export { checkEvidence } from './verdict/check-evidence.js'
 export type { EvidenceContext, EvidenceValidity } from './verdict/check-evidence.js'
-export { generateSummary, summarize } from './verdict/summary.js'
-export { computeVerdict } from './verdict/verdict.js'
-export { workspaceFingerprint } from './evidence/fingerprint.js'
-export { buildEvidenceFile } from './evidence/record.js'
-export { readEvidenceFile, writeEvidenceFile } from './evidence/store.js'
-export { parseDuration, formatDuration } from './duration.js'
-export type { Duration } from './duration.js'
+export { generateSummary } from './verdict/summary.js'
+
+// The schemas of a config file and of the evidence file (SPEC §5): zod, and as JSON Schema (what `verify schema` prints).
+export { configFileSchema, configJsonSchema, evidenceJsonSchema } from './config/json-schema.js'
+export { evidenceFileSchema } from './evidence/schema.js'
+
+// Errors, by class and code.
 export { VerifyConfigError, VerifyError, VerifyUsageError } from './errors.js'
 export type { VerifyErrorCode } from './errors.js'
+
+// The reporter interface, and the shapes a run produces.
 export type { Reporter, RunOutcome } from './reporters/types.js'
 export type * from './types.js'

@@ -73,7 +73,7 @@ export const CHECK_FLAGS = {
     type: 'boolean',
     help: ['reject unsigned or altered evidence (needs VERIFY_SIGNING_KEY; with the key set,', 'such evidence is rejected anyway)'],
   },
-  'protocol-from': { ...PROTOCOL_FROM, help: [...PROTOCOL_FROM.help, 'so the change under test cannot weaken its own gate'] },
+  'protocol-from': { ...PROTOCOL_FROM, help: [`${PROTOCOL_FROM.help[0]},`, 'so the change under test cannot weaken its own gate'] },
   json: { type: 'boolean', help: ['the judgement as JSON'] },
   evidence: EVIDENCE,
   config: CONFIG,
