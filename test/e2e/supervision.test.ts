@@ -3,7 +3,7 @@
 // interrupt the run, and stdin is closed. Every pid a fixture started must be dead when verify exits.
 import { existsSync } from 'node:fs'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, readPids, sandbox, survivors, waitForFile } from './helpers.js'
+import { cleanup, diagnose, fixture, readPids, sandbox, sleep, STACK_LINE, survivors, waitForFile } from './helpers.js'
 
 afterAll(cleanup)
 
@@ -128,6 +128,33 @@ describe.concurrent('interruption', () => {
 
     expect(pids).toHaveLength(3)
     expect(await survivors(pids, 250)).toEqual([])
+  })
+})
+
+describe('a second interrupt', () => {
+  test('stops at once (exit 130), writes the evidence, says what was recorded, and leaves no process', async () => {
+    const box = sandbox()
+    const cli = box.start(['interrupt-twice', '--cwd', SUPERVISION])
+    await waitForFile(box.path('stubborn.pid'))
+    const [pid] = readPids(box.path('stubborn.pid'))
+    cli.child.kill('SIGINT')
+    // The first waits up to the 30 s grace for the check that ignores SIGTERM; the second ends the wait.
+    await sleep(400)
+    const sent = performance.now()
+    cli.child.kill('SIGINT')
+    const result = await cli.done
+    expect(result.killedByTest).toBe(false)
+    expect(result.code, diagnose(result)).toBe(130)
+    expect(performance.now() - sent).toBeLessThan(5000)
+    const file = box.evidence()
+    expect(file.interrupted).toBe('SIGINT')
+    expect(file.summary.verdict).toBe('incomplete')
+    expect(box.check('stubborn').status).toBe('cancelled')
+    expect(box.check('quick').status).toBe('passed')
+    // What a person sees before the shell prompt comes back: the outcome and where the evidence is.
+    expect(result.stderr).toMatch(/verify: interrupted again \(SIGINT\): stopped at once\. 1 passed, 1 cancelled of 2 checks; incomplete, evidence in .*evidence\.json/)
+    expect(result.stderr).not.toMatch(STACK_LINE)
+    expect(await survivors([pid as number], 500)).toEqual([])
   })
 })
 

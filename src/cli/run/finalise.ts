@@ -1,5 +1,6 @@
 // `verify run`, step 3 — finalise: the summary and verdict (decided by verdict/run-summary.ts, a shard's included),
 // the warnings of the run's circumstances, and the evidence record as it will be written.
+import { relative } from 'node:path'
 import { changedFiles, workspaceFingerprint } from '../../evidence/fingerprint.js'
 import { describeOutputs } from '../../evidence/outputs.js'
 import { buildEvidenceFile } from '../../evidence/record.js'
@@ -67,9 +68,20 @@ export function writeInterruptedEvidence(plan: RunPlan, interrupted: Signal, raw
   for (const result of checklist.results) {
     if (result.status === 'running' || result.status === 'pending') Object.assign(result, { status: 'cancelled', reason: `interrupted by ${interrupted}` })
   }
+  const finalised = record(plan, interrupted, {})
+  const shown = relative(rawIO.cwd, context.evidencePath) || context.evidencePath
+  let where = `evidence in ${shown}`
   try {
-    writeEvidenceFileSync(context.evidencePath, sealEvidence(record(plan, interrupted, {}).record, context.redact, context.signingKey))
+    writeEvidenceFileSync(context.evidencePath, sealEvidence(finalised.record, context.redact, context.signingKey))
   } catch (error) {
     rawIO.stderr(`verify: cannot write the evidence at ${context.evidencePath} (${(error as Error).message})\n`)
+    where = 'no evidence written'
   }
+  // No reporter gets to finish: this line is what a person sees before the prompt comes back.
+  const counts = new Map<string, number>()
+  for (const result of checklist.results) counts.set(result.status, (counts.get(result.status) ?? 0) + 1)
+  const tally = [...counts]
+    .sort(([a], [b]) => Number(b === 'passed') - Number(a === 'passed'))
+    .map(([status, n]) => `${n} ${status.replaceAll('_', ' ')}`).join(', ')
+  rawIO.stderr(`verify: interrupted again (${interrupted}): stopped at once. ${tally} of ${checklist.results.length} checks; ${finalised.verdict}, ${where}.\n`)
 }
