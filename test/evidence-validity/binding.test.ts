@@ -134,7 +134,7 @@ describe.concurrent('workspace binding in a git repository', { timeout: 90_000 }
   it("changing a check's command makes that check's evidence stale as a changed definition", async () => {
     const p = await recorded()
     const config = p.read('verify.config.ts')
-    const weakened = config.replace("command: 'node bin/count.mjs', inputs", "command: 'node bin/count.mjs --quick', inputs")
+    const weakened = config.replace("command: 'sh bin/count.sh', inputs", "command: 'sh bin/count.sh --quick', inputs")
     expect(weakened).not.toBe(config)
     p.write('verify.config.ts', weakened)
     const judged = await judge(p)
@@ -224,7 +224,7 @@ describe.concurrent('binding covers what the code is', { timeout: 90_000 }, () =
   it('evidence recorded in packages/a is not valid in packages/b, even with identical checks and content', async () => {
     const p = project('validity-git', { git: true })
     for (const pkg of ['a', 'b']) {
-      for (const file of ['verify.config.ts', 'src/app.ts', 'src/util.ts', 'docs/guide.md', 'bin/count.mjs']) p.write(`packages/${pkg}/${file}`, p.read(file))
+      for (const file of ['verify.config.ts', 'src/app.ts', 'src/util.ts', 'docs/guide.md', 'bin/count.sh']) p.write(`packages/${pkg}/${file}`, p.read(file))
     }
     p.git('add', '-A')
     p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'two packages')

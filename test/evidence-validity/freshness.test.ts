@@ -58,7 +58,7 @@ describe('a long run is fresh as a whole when it ends', { timeout: 90_000 }, () 
     // maxAge 3s; the first check ends at once, the second keeps the run going for 4 s.
     p.write(
       'verify.config.ts',
-      `export default { maxAge: '3s', checks: { first: 'node bin/count.mjs', second: { command: 'node -e "setTimeout(() => {}, 4000)"', dependsOn: ['first'] } } }\n`,
+      `export default { maxAge: '3s', checks: { first: 'sh bin/count.sh', second: { command: 'node -e "setTimeout(() => {}, 4000)"', dependsOn: ['first'] } } }\n`,
     )
     const run = await verifyInProcess(p, ['run'])
     expect(run.code, run.stdout + run.stderr).toBe(0)

@@ -125,23 +125,8 @@ export interface InProcessResult {
 
 /** Runs `verify ...argv` in this process through `cli()`, in the project, with `env` added to a clean environment. */
 export async function verifyInProcess(p: Project, argv: readonly string[], env: Record<string, string | undefined> = {}): Promise<InProcessResult> {
-  const { cli } = await import('../../src/cli/main.js')
-  let stdout = ''
-  let stderr = ''
-  const environment: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', VALIDITY_COUNTER: p.counter, VALIDITY_OUTSIDE: p.outside }
-  for (const name of ['CI', 'GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY', 'VERIFY_SIGNING_KEY', 'FORCE_COLOR', 'DEBUG']) delete environment[name]
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) delete environment[name]
-    else environment[name] = value
-  }
-  const code = await cli([...argv], {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    env: environment,
-    cwd: p.dir,
-    isTTY: false,
-  })
-  return { code, stdout, stderr }
+  const result = await runCliInProcess(argv, { cwd: p.dir, env: { VALIDITY_COUNTER: p.counter, VALIDITY_OUTSIDE: p.outside, ...env } })
+  return { code: result.code ?? 1, stdout: result.stdout, stderr: result.stderr }
 }
 
 /** A passing build record that ended at `timestamp`, with `patch` applied: input for the acceptance rule's unit tests. */

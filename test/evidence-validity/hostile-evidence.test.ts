@@ -24,7 +24,7 @@ function nestDeep(p: Project): void {
 }
 
 describe('check ids that name Object.prototype members are ordinary ids', { timeout: 90_000 }, () => {
-  const CONFIG = `export default { checks: { constructor: { manual: 'look' }, to_string: 'node bin/count.mjs', has_own_property: { manual: 'look' } } }\n`
+  const CONFIG = `export default { checks: { constructor: { manual: 'look' }, to_string: 'sh bin/count.sh', has_own_property: { manual: 'look' } } }\n`
 
   it('a manual check called `constructor` waits for its approval, then is approved by it', async () => {
     const p = project('validity-manual', { git: true })

@@ -19,8 +19,8 @@ const TRUSTED = `import { defineProtocol } from 'verify-protocol'
 export default defineProtocol({
   timeout: '20s',
   checks: {
-    build: 'node bin/count.mjs',
-    test: { command: 'node ../bin/count.mjs', cwd: 'src', inputs: ['src/**'] },
+    build: 'sh bin/count.sh',
+    test: { command: 'sh ../bin/count.sh', cwd: 'src', inputs: ['src/**'] },
   },
 })
 `
@@ -85,7 +85,7 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
 
   it('a change that weakens a check in its own config is not approved', async () => {
     const p = repository()
-    p.write('verify.config.ts', TRUSTED.replace("'node bin/count.mjs'", "'true'"))
+    p.write('verify.config.ts', TRUSTED.replace("'sh bin/count.sh'", "'true'"))
     p.git(...COMMIT, 'weaken build', '-a')
     expect((await verifyInProcess(p, ['run'])).code).toBe(0)
     expect((await verifyInProcess(p, ['check'])).code).toBe(0)
@@ -137,7 +137,7 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
 
   it('verify merge --protocol-from judges the shards against the trusted protocol', async () => {
     const p = repository()
-    p.write('verify.config.ts', TRUSTED.replace("'node bin/count.mjs'", "'true'"))
+    p.write('verify.config.ts', TRUSTED.replace("'sh bin/count.sh'", "'true'"))
     p.git(...COMMIT, 'weaken build', '-a')
     for (const i of [1, 2]) expect((await verifyInProcess(p, ['run', '--shard', `${i}/2`, '--evidence', `.verify/s${i}.json`])).code).toBe(0)
     const plain = await verifyInProcess(p, ['merge', '.verify/s1.json', '.verify/s2.json', '--evidence', '.verify/m.json'])

@@ -25,7 +25,7 @@ function shardedProject(): Project {
   const p = project('validity-manual', { git: true })
   p.write(
     'verify.config.ts',
-    `export default { timeout: '20s', checks: { a: 'node bin/count.mjs', b: { command: 'node bin/count.mjs', dependsOn: ['a'] }, c: 'node bin/count.mjs' } }\n`,
+    `export default { timeout: '20s', checks: { a: 'sh bin/count.sh', b: { command: 'sh bin/count.sh', dependsOn: ['a'] }, c: 'sh bin/count.sh' } }\n`,
   )
   p.git('add', '-A')
   p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'three checks')
@@ -44,7 +44,7 @@ async function runShards(p: Project, env: Record<string, string> = {}): Promise<
 describe('a shard’s own evidence', { timeout: 90_000 }, () => {
   it('never carries summary.verdict "approved", even when its share holds every check', async () => {
     const p = project('validity-manual', { git: true })
-    p.write('verify.config.ts', `export default { checks: { a: 'node bin/count.mjs', b: { command: 'node bin/count.mjs', dependsOn: ['a'] } } }\n`)
+    p.write('verify.config.ts', `export default { checks: { a: 'sh bin/count.sh', b: { command: 'sh bin/count.sh', dependsOn: ['a'] } } }\n`)
     const run = await verifyInProcess(p, ['run', '--shard', '1/2', '--evidence', '.verify/s1.json'])
     expect(run.code).toBe(0)
     const file = JSON.parse(p.read('.verify/s1.json')) as { summary: { verdict: string }; shard: { verdict: string; checks: string[] } }
@@ -104,7 +104,7 @@ describe('verify merge judges every shard with the acceptance rule', { timeout: 
     const files = await runShards(p)
     p.write(
       'verify.config.ts',
-      `export default { timeout: '20s', checks: { a: 'node bin/count.mjs', b: { command: 'node bin/count.mjs --strict', dependsOn: ['a'] }, c: 'node bin/count.mjs' } }\n`,
+      `export default { timeout: '20s', checks: { a: 'sh bin/count.sh', b: { command: 'sh bin/count.sh --strict', dependsOn: ['a'] }, c: 'sh bin/count.sh' } }\n`,
     )
     const merged = await verifyInProcess(p, ['merge', ...files, '--evidence', '.verify/merged.json'])
     expect(merged.code, merged.stdout + merged.stderr).not.toBe(0)
