@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 // From the sources, not the package's dist/: the config loads before the global setup builds dist/.
 import { verifyPlugin } from './src/integrations/vitest/index.js'
@@ -10,6 +11,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/setup/build.ts'],
     setupFiles: ['test/setup/env.ts'],
+    // Most files wait on the processes they start (the CLI, checks, git): one worker per core leaves the cores idle
+    // half the time. Vitest's default on 2 cores is a single worker.
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
