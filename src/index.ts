@@ -47,9 +47,12 @@ export { checkEvidence } from './verdict/check-evidence.js'
 export type { EvidenceContext, EvidenceValidity } from './verdict/check-evidence.js'
 export { generateSummary } from './verdict/summary.js'
 
-// The schemas of a config file and of the evidence file (SPEC §5): zod, and as JSON Schema (what `verify schema` prints).
-export { configFileSchema, configJsonSchema, evidenceJsonSchema } from './config/json-schema.js'
+// The schemas of a config file, of the evidence file (SPEC §5) and of approvals.json: zod, and as JSON Schema (what
+// `verify schema` prints). The evidence types (EvidenceFile, CheckResult, Summary …) are inferred from them.
+export { approvalsJsonSchema, configFileSchema, configJsonSchema, evidenceJsonSchema } from './config/json-schema.js'
 export { evidenceFileSchema } from './evidence/schema.js'
+export { approvalsFileSchema } from './evidence/approvals.js'
+export type { Approval, ApprovalsFile } from './evidence/approvals.js'
 
 // Errors, by class and code.
 export { VerifyConfigError, VerifyError, VerifyUsageError } from './errors.js'

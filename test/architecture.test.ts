@@ -40,6 +40,15 @@ describe('the layers of src/', () => {
     expect(edges).toContainEqual(['cli/run/execute.ts', 'runner/schedule.js'])
   })
 
+  // The shared shapes sit under every layer: types.ts derives the evidence types from the evidence schema, which
+  // therefore imports nothing of src/ but the lists of statuses and verdicts.
+  it('types.ts, status.ts and evidence/schema.ts import only one another', () => {
+    const leaves = ['types.ts', 'status.ts', 'evidence/schema.ts']
+    const reach = edges.filter(([file]) => leaves.includes(file)).map(([file, target]) => `${file} → ${target.replace(/\.js$/, '.ts')}`)
+    expect(reach).toContain('types.ts → evidence/schema.ts')
+    expect(reach.filter((edge) => !leaves.includes(edge.split(' → ')[1] as string))).toEqual([])
+  })
+
   for (const [from, banned] of Object.entries(FORBIDDEN)) {
     it(`${from}/ imports nothing from ${banned.join(', ')}`, () => {
       const crossing = edges.filter(([file, target]) => layer(file) === from && banned.includes(layer(target))).map(([file, target]) => `${file} → ${target}`)

@@ -10,7 +10,7 @@ Usage:
   verify merge <evidence...>          combine the evidence of shards into one verdict
   verify list [protocol] [--json]     the resolved protocol(s): checks, types, order, layers
   verify init [--yes] [--agent name]  write a verify.config.ts from package.json scripts; add an agent's stop hook
-  verify schema [config|evidence]     print a JSON Schema
+  verify schema [kind]                print a JSON Schema: config, evidence or approvals
   verify hook <agent> [protocol]      the stop gate of a coding agent (claude-code, codex, cursor, gemini, copilot)
   verify --help | --version
 
@@ -71,10 +71,11 @@ ${optionLines(INIT_FLAGS)}
 Exit codes: 0 written · 2 a config exists (without --force), no package.json, or a usage error
 `
 
-export const SCHEMA_HELP = `verify schema [config|evidence] — print a JSON Schema (default: config)
+export const SCHEMA_HELP = `verify schema [config|evidence|approvals] — print a JSON Schema (default: config)
 
   config     what a verify.config.json, .verifyrc or the "verify" key of package.json may hold
   evidence   the evidence file verify writes (.verify/evidence.json)
+  approvals  the approvals verify approve writes beside it (.verify/approvals.json)
 `
 
 export const HOOK_HELP = `verify hook <agent> [protocol] — keep a coding agent working until the verdict is approved

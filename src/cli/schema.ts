@@ -1,11 +1,11 @@
-// `verify schema [config|evidence]`: print a JSON Schema generated from the zod schemas.
+// `verify schema [config|evidence|approvals]`: print a JSON Schema generated from the zod schemas.
 import { VerifyUsageError } from '../errors.js'
 import { parse } from './args.js'
 import { ExitCode } from './exit-code.js'
 import { SCHEMA_FLAGS } from './flags.js'
 import type { CliIO } from './io.js'
 
-const KINDS = ['config', 'evidence'] as const
+const KINDS = ['config', 'evidence', 'approvals'] as const
 
 export async function schemaCommand(argv: string[], io: CliIO): Promise<number> {
   const { positionals } = parse('schema', argv, SCHEMA_FLAGS)
@@ -13,7 +13,8 @@ export async function schemaCommand(argv: string[], io: CliIO): Promise<number> 
   if (positionals.length > 1 || !(KINDS as readonly string[]).includes(kind)) {
     throw new VerifyUsageError(`verify schema takes one of: ${KINDS.join(', ')}; got: ${positionals.join(' ')}`)
   }
-  const { configJsonSchema, evidenceJsonSchema } = await import('../config/json-schema.js')
-  io.stdout(`${JSON.stringify(kind === 'config' ? configJsonSchema() : evidenceJsonSchema(), null, 2)}\n`)
+  const { approvalsJsonSchema, configJsonSchema, evidenceJsonSchema } = await import('../config/json-schema.js')
+  const schema = kind === 'config' ? configJsonSchema() : kind === 'evidence' ? evidenceJsonSchema() : approvalsJsonSchema()
+  io.stdout(`${JSON.stringify(schema, null, 2)}\n`)
   return ExitCode.approved
 }

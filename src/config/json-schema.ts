@@ -3,6 +3,7 @@
 // (exactly one kind per check, one test report, kebab-case ids) are spelled out as JSON Schema keywords here.
 import { z } from 'zod'
 import { MAX_TIMER_MS } from '../duration.js'
+import { approvalsFileSchema } from '../evidence/approvals.js'
 import { evidenceFileSchema } from '../evidence/schema.js'
 import {
   CHECK_ID_PATTERN,
@@ -107,7 +108,18 @@ export function configJsonSchema(): JsonSchema {
   }) as JsonSchema
 }
 
-/** JSON Schema of the evidence file (SPEC §5). */
+/** JSON Schema of the evidence file (SPEC §5). Every object accepts more fields: the format may grow. */
 export function evidenceJsonSchema(): JsonSchema {
-  return z.toJSONSchema(evidenceFileSchema, { io: 'output', unrepresentable: 'any' }) as JsonSchema
+  return z.toJSONSchema(evidenceFileSchema, { io: 'output', unrepresentable: 'any', override: openObjects }) as JsonSchema
+}
+
+/** JSON Schema of the approvals file (`.verify/approvals.json`, written by `verify approve`). */
+export function approvalsJsonSchema(): JsonSchema {
+  return z.toJSONSchema(approvalsFileSchema, { io: 'output', unrepresentable: 'any', override: openObjects }) as JsonSchema
+}
+
+// The zod objects strip unknown keys (their types name only the known fields) and never reject one; the JSON Schema
+// says so rather than zod's `additionalProperties: false` for an object's output.
+function openObjects({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
+  if (zodSchema instanceof z.ZodObject) jsonSchema.additionalProperties = {}
 }

@@ -1,59 +1,70 @@
 // Manual approvals: who approved which check, bound to the code and the check definition they saw.
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import { z } from 'zod'
+import { VerifyError } from '../errors.js'
 import { canonicalJson } from './canonical.js'
-import { readSmallJson, writeFilesAtomic } from './store.js'
+import { displayPath, firstIssue, readSmallJson, writeFilesAtomic } from './store.js'
 
 /** approvals.json is a few hundred bytes per check: anything far larger is not one. */
 const MAX_APPROVALS_BYTES = 4 * 1024 * 1024
 
-export interface Approval {
+const approvalSchema = z.object({
   /** The check it was given for; part of what a key signs, so an approval cannot be moved to another check. */
-  checkId?: string
-  by: string
-  note: string | null
+  checkId: z.string().optional(),
+  by: z.string(),
+  note: z.string().nullable(),
   /** ISO time of the approval. */
-  timestamp: string
+  timestamp: z.string(),
   /** The workspace (or the check's inputs) the approval was given for. */
-  fingerprint: string
-  checkDigest: string
-  evidenceType: string
+  fingerprint: z.string(),
+  checkDigest: z.string(),
+  evidenceType: z.string(),
   /** Given at an interactive terminal (stdin and stdout both a TTY); false for scripts and agents' shells. */
-  tty?: boolean
+  tty: z.boolean().optional(),
   /** HMAC-SHA256 of the approval, when VERIFY_SIGNING_KEY was set: where a key is in use, only signed approvals count. */
-  signature?: string
-}
+  signature: z.string().optional(),
+})
 
-export interface ApprovalsFile {
-  schemaVersion: 1
-  approvals: Record<string, Approval>
-}
+/** `.verify/approvals.json`: each manual check's approval, by check id (`verify schema approvals`). */
+export const approvalsFileSchema = z
+  .object({ schemaVersion: z.literal(1), approvals: z.record(z.string(), approvalSchema) })
+  .meta({ title: 'verify-protocol approvals file', description: 'What `verify approve` writes to .verify/approvals.json (SPEC §8)' })
 
-function isApproval(value: unknown): value is Approval {
-  const a = value as Approval
-  return (
-    !!a &&
-    typeof a === 'object' &&
-    typeof a.by === 'string' &&
-    typeof a.timestamp === 'string' &&
-    typeof a.fingerprint === 'string' &&
-    typeof a.checkDigest === 'string' &&
-    typeof a.evidenceType === 'string' &&
-    (a.note === null || typeof a.note === 'string') &&
-    (a.checkId === undefined || typeof a.checkId === 'string') &&
-    (a.signature === undefined || typeof a.signature === 'string')
-  )
-}
+/** A person's approval of one manual check, bound to the code and the check's definition they saw. */
+export type Approval = z.output<typeof approvalSchema>
+export type ApprovalsFile = z.output<typeof approvalsFileSchema>
 
 /** Check id → approval. A Map: ids such as `constructor` or `__proto__` are ordinary keys. */
 export type Approvals = Map<string, Approval>
 
-/** Reads the approvals; a missing or unreadable file means none (an approval must be given again, never invented). */
+/**
+ * Reads the approvals: none when the file is missing. A file that cannot be read as approvals (not JSON, another
+ * shape, a field of the wrong type) throws a VerifyError that names it: it is never read as none, so that nothing
+ * writes over the approvals it holds.
+ */
 export async function readApprovals(path: string): Promise<Approvals> {
-  const data = await readSmallJson(path, MAX_APPROVALS_BYTES)
-  const approvals = (data as ApprovalsFile | null)?.approvals
-  if (!approvals || typeof approvals !== 'object') return new Map()
-  // Object.entries lists own keys only: nothing inherited is read as an approval.
-  return new Map(Object.entries(approvals).filter(([, value]) => isApproval(value)))
+  const read = await readSmallJson(path, MAX_APPROVALS_BYTES)
+  if (!read.ok && read.missing) return new Map()
+  const problem = read.ok ? shapeProblem(read.data) : read.reason
+  if (!read.ok || problem !== null) {
+    throw new VerifyError(
+      'E_EVIDENCE',
+      `approvals file ${displayPath(path)} ${problem}. verify leaves it as it is: fix it, or move it aside and approve the manual checks again (\`npx verify approve <checkId>\`).`,
+    )
+  }
+  // Entries as written, fields this version does not know included: they are signed, and kept when the file is rewritten.
+  return new Map(Object.entries((read.data as ApprovalsFile).approvals))
+}
+
+function shapeProblem(data: unknown): string | null {
+  const parsed = approvalsFileSchema.safeParse(data)
+  if (!parsed.success) return `is not a valid approvals file (${firstIssue(parsed.error)})`
+  // Object.entries lists own keys only, `__proto__` included, which a zod record passes over: each entry is checked.
+  for (const [id, value] of Object.entries((data as ApprovalsFile).approvals)) {
+    const entry = approvalSchema.safeParse(value)
+    if (!entry.success) return `is not a valid approvals file (${firstIssue({ issues: entry.error.issues.map((i) => ({ ...i, path: ['approvals', id, ...i.path] })) })})`
+  }
+  return null
 }
 
 /** The approvals file's JSON text with `approval` recorded (or replaced) for one check. */

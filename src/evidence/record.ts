@@ -1,5 +1,6 @@
 // Assembles the evidence file (SPEC §5) from a finished checklist, and each check's record in it.
-import type { CheckResult, CheckStatus, Checklist, Evidence, EvidenceFile, ResolvedCheck, Summary } from '../types.js'
+import { isWritten } from '../status.js'
+import type { CheckResult, CheckStatus, Checklist, Evidence, EvidenceFile, ResolvedCheck, Summary, WrittenCheckResult } from '../types.js'
 import { TOOL } from '../version.js'
 import { protocolDigest } from './digest.js'
 
@@ -26,7 +27,7 @@ export function buildEvidenceFile(checklist: Checklist, summary: Summary, interr
     startedAt: checklist.startedAt ?? now,
     finishedAt,
     // The age of evidence counts from the end of the run that recorded it; reused evidence keeps its own run's end.
-    checks: checklist.results.map((result) => {
+    checks: writtenChecks(checklist.results).map((result) => {
       const { evidence } = result
       const recordedNow = evidence && !evidence.reused && evidence.runFinishedAt === undefined
       return recordedNow ? { ...result, evidence: { ...evidence, runFinishedAt: finishedAt } } : { ...result }
@@ -35,4 +36,18 @@ export function buildEvidenceFile(checklist: Checklist, summary: Summary, interr
   }
   if (interrupted) file.interrupted = interrupted
   return file
+}
+
+/**
+ * The results as a written file holds them. `pending` and `running` exist only while a run is under way: a check still
+ * in one of them when a file is written (a checklist handed over before it settled) never ran, or did not finish.
+ */
+export function writtenChecks(results: readonly CheckResult[]): WrittenCheckResult[] {
+  return results.map((result) => {
+    const { status } = result
+    if (isWritten(status)) return { ...result, status }
+    return status === 'pending'
+      ? { ...result, status: 'skipped', reason: result.reason ?? 'never ran: the file was written before it started' }
+      : { ...result, status: 'cancelled', reason: result.reason ?? 'did not finish: the file was written while it ran' }
+  })
 }

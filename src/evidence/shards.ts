@@ -3,7 +3,7 @@
 // them. Judging the combined file is the verdict layer's (verdict/merge.ts).
 import { resolve } from 'node:path'
 import { VerifyUsageError } from '../errors.js'
-import type { CheckResult, EvidenceFile, OutputFile } from '../types.js'
+import type { EvidenceFile, OutputFile, WrittenCheckResult } from '../types.js'
 import { besideEvidence, describeOutputs, unchangedOutputs } from './outputs.js'
 import { readEvidenceFile } from './store.js'
 
@@ -36,7 +36,7 @@ export function mergeProblem(files: readonly ShardFile[]): string | null {
 /** The shards' records in one file, not yet judged: each check's record comes from the shard that ran it. */
 export function combineShards(files: readonly ShardFile[]): EvidenceFile {
   const first = (files[0] as ShardFile).file
-  const owner = new Map<string, CheckResult>()
+  const owner = new Map<string, WrittenCheckResult>()
   for (const { file } of files) {
     for (const result of file.checks) if (file.shard?.checks.includes(result.id)) owner.set(result.id, result)
   }

@@ -149,32 +149,54 @@ export async function readEvidenceFile(target: string): Promise<ReadEvidenceResu
   const problem = shapeProblem(data)
   if (problem) return fail(`evidence at ${shown} ${problem}: ${again}`)
   const parsed = readableEvidenceSchema.safeParse(data)
-  if (!parsed.success) {
-    const [issue] = parsed.error.issues
-    const where = issue ? issue.path.join('.') || '(root)' : '(root)'
-    return fail(`evidence at ${shown} is not a valid evidence file (${where}: ${issue?.message ?? 'invalid'}): ${again}`)
-  }
+  if (!parsed.success) return fail(`evidence at ${shown} is not a valid evidence file (${firstIssue(parsed.error)}): ${again}`)
   return { ok: true, file: data as EvidenceFile }
 }
 
+/** A small JSON file read: its data, or that it is missing, or why it cannot be read (`is empty`, `is not valid JSON (…)`). */
+export type SmallJson = { ok: true; data: unknown } | { ok: false; missing: true } | { ok: false; missing: false; reason: string }
+
 /**
- * Reads a small JSON file verify keeps beside the evidence (approvals): undefined when it is missing, not a regular
- * file, larger than `maxBytes`, outside the evidence shape limits, or not JSON. Never throws, never blocks on a FIFO.
+ * Reads a small JSON file verify keeps beside the evidence (approvals). Anything but a missing file that does not give
+ * JSON within `maxBytes` and the evidence shape limits says why. Never throws, never blocks on a FIFO.
  */
-export async function readSmallJson(target: string, maxBytes: number): Promise<unknown> {
+export async function readSmallJson(target: string, maxBytes: number): Promise<SmallJson> {
+  let text: string
   try {
     const kind = await stat(target)
-    if (!kind.isFile() || kind.size > maxBytes) return undefined
+    if (!kind.isFile()) return unreadable(kind.isDirectory() ? 'is a folder, not a file' : 'is not a regular file')
+    if (kind.size > maxBytes) return unreadable(`is ${(kind.size / 1024 / 1024).toFixed(1)} MiB, over its ${maxBytes / 1024 / 1024} MiB limit`)
     const handle = await open(target, 'r')
     try {
       const read = await readBounded(handle, Math.min((await handle.stat()).size, maxBytes))
-      return read.ok ? JSON.parse(read.text) : undefined
+      if (!read.ok) return unreadable(`is not valid (${read.reason})`)
+      text = read.text
     } finally {
       await handle.close()
     }
-  } catch {
-    return undefined
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return { ok: false, missing: true }
+    if (code === 'EACCES' || code === 'EPERM') return unreadable('cannot be read (permission denied)')
+    return unreadable(`cannot be read (${oneLine((error as Error).message)})`)
   }
+  if (text.trim() === '') return unreadable('is empty')
+  try {
+    return { ok: true, data: JSON.parse(text) }
+  } catch (error) {
+    return unreadable(`is not valid JSON (${oneLine((error as Error).message)})`)
+  }
+}
+
+function unreadable(reason: string): SmallJson {
+  return { ok: false, missing: false, reason }
+}
+
+/** The first problem zod found, with where it is: `checks.0.status: Invalid option …`. */
+export function firstIssue(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  const [issue] = error.issues
+  const where = issue ? issue.path.map(String).join('.') || '(root)' : '(root)'
+  return `${where}: ${issue?.message ?? 'invalid'}`
 }
 
 /** Reads at most `size` bytes in chunks, measuring the JSON's shape as they arrive; stops at the first excess. */
@@ -221,7 +243,7 @@ function temporaryPath(target: string): string {
 }
 
 // Paths inside the working directory read better relative: `.verify/evidence.json`.
-function displayPath(target: string): string {
+export function displayPath(target: string): string {
   const relative = path.relative(process.cwd(), path.resolve(target))
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : target
 }

@@ -7,7 +7,7 @@ import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
 import { checkFingerprint } from '../evidence/binding.js'
 import { workspaceFingerprint } from '../evidence/fingerprint.js'
-import { buildEvidenceFile, checkResult } from '../evidence/record.js'
+import { buildEvidenceFile, checkResult, writtenChecks } from '../evidence/record.js'
 import { openEvidenceSession, type EvidenceSession } from '../evidence/session.js'
 import { saveEvidence } from '../evidence/save.js'
 import { readEvidenceFile } from '../evidence/store.js'
@@ -180,7 +180,7 @@ export class TestRunRecording {
       // Evidence of another protocol, of a shard, or not signed with the key that will sign this file is not carried over.
       const restated = await restateChecks(protocol, stored.ok ? stored.file : null, this.workspace, approvals, session.signingKey)
       const { base } = restated
-      const checks = restated.checks.map((r) => (r.id === mine.id ? mine : r))
+      const checks = writtenChecks(restated.checks.map((r) => (r.id === mine.id ? mine : r)))
       const summary = summarize(checks, protocol.strictMode)
       const fresh = buildEvidenceFile(
         { protocol, runId: randomUUID(), startedAt: this.startedAt.toISOString(), finishedAt: finished.toISOString(), workspace: this.workspace, results: checks },

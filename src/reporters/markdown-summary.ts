@@ -6,7 +6,7 @@ import type { CheckResult } from '../types.js'
 import { failingTestLines, failureExcerpt, howItEnded, moreTestsLine, outputTail } from './excerpt.js'
 import { guardCommand, guardText, untrusted } from './safe-text.js'
 import { ownShare } from './scope.js'
-import { FAILING, ranAndReused, reusedNote, STATUS_EMOJI, statusText } from './status.js'
+import { FAILING, ranAndReused, reusedNote, STATUS_EMOJI, statusText, VERDICT_EMOJI } from './status.js'
 import type { RunOutcome } from './types.js'
 
 export interface MarkdownSummaryOptions {
@@ -22,7 +22,6 @@ export interface MarkdownSummaryOptions {
   guardCommands?: boolean
 }
 
-const VERDICT_ICON = { approved: '✅', rejected: '❌', incomplete: '⚠️' } as const
 // Below this many bytes a failing check's tail is not worth showing; fewer checks get a readable one instead.
 const MIN_DETAIL_BYTES = 1024
 // Room kept for the notes that say what was left out.
@@ -126,7 +125,7 @@ export function renderMarkdownSummary(run: RunOutcome, options: MarkdownSummaryO
   const reuse = ranAndReused(results)
   const counts = `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped, ${summary.cancelled ? `${summary.cancelled} cancelled, ` : ''}${summary.pending} pending${reuse ? ` (${reuse})` : ''}`
   const head =
-    `### ${VERDICT_ICON[summary.verdict]} verify${shard ? ` shard ${shard.index}/${shard.total}` : ''}: ${summary.verdict}\n\n` +
+    `### ${VERDICT_EMOJI[summary.verdict]} verify${shard ? ` shard ${shard.index}/${shard.total}` : ''}: ${summary.verdict}\n\n` +
     `${shard ? `Shard ${shard.index}/${shard.total} of protocol` : 'Protocol'} \`${escapeMarkdown(checklist.protocol.name).replace(/`/g, '')}\` · ${summary.total} check${summary.total === 1 ? '' : 's'}: ${counts}` +
     `${Number.isFinite(ms) ? ` · ${formatDuration(ms)}` : ''}\n\n` +
     (outcome.interrupted ? `**Interrupted by ${outcome.interrupted}**: unfinished checks were cancelled.\n\n` : '') +

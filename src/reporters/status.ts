@@ -62,11 +62,14 @@ export const STATUS_EMOJI: Record<CheckStatus, string> = {
   running: '⏳',
 }
 
+/** The verdict as an emoji, for markdown. */
+export const VERDICT_EMOJI: Record<Verdict, string> = { approved: '✅', rejected: '❌', incomplete: '⚠️' }
+
+const VERDICT_TONE: Record<Verdict, 'green' | 'red' | 'yellow'> = { approved: 'green', rejected: 'red', incomplete: 'yellow' }
+
 /** The verdict in capitals, bold, green when approved, red when rejected, yellow when incomplete. */
 export function verdictLine(verdict: Verdict, colors: Colors): string {
-  const text = verdict.toUpperCase()
-  const tone = verdict === 'approved' ? colors.green : verdict === 'rejected' ? colors.red : colors.yellow
-  return colors.bold(tone(text))
+  return colors.bold(colors[VERDICT_TONE[verdict]](verdict.toUpperCase()))
 }
 
 /** Evidence carried over from an earlier run (`--reuse`): `reused (recorded 3m ago)`; null for anything that ran now. */

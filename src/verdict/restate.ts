@@ -1,7 +1,8 @@
 // A stored evidence file restated against the protocol and the code as they are now, before another writer (a test
 // runner's reporter) writes it back with one record changed: the file never claims more than holds.
 import type { Approval } from '../evidence/approvals.js'
-import type { CheckResult, EvidenceFile, ResolvedProtocol, WorkspaceInfo } from '../types.js'
+import { writtenChecks } from '../evidence/record.js'
+import type { CheckResult, EvidenceFile, ResolvedProtocol, WorkspaceInfo, WrittenCheckResult } from '../types.js'
 import { acceptStoredEvidence } from './validate.js'
 
 export interface Restated {
@@ -31,7 +32,7 @@ export async function restateChecks(
  * Judged results in which a check without evidence (`pending`) keeps what the stored file recorded of it (skipped
  * after a failed dependency, cancelled…), else is skipped for `reason`: a written file never holds `pending`.
  */
-export function keepRecorded(results: readonly CheckResult[], recorded: readonly CheckResult[], reason: string): CheckResult[] {
+export function keepRecorded(results: readonly CheckResult[], recorded: readonly CheckResult[], reason: string): WrittenCheckResult[] {
   const byId = new Map(recorded.map((r) => [r.id, r]))
-  return results.map((result) => (result.status !== 'pending' ? result : (byId.get(result.id) ?? { ...result, status: 'skipped' as const, reason })))
+  return writtenChecks(results.map((result) => (result.status !== 'pending' ? result : (byId.get(result.id) ?? { ...result, status: 'skipped' as const, reason }))))
 }

@@ -17,6 +17,9 @@ export interface SummaryOptions {
   command?: string
 }
 
+/** A summary made now sets every count: `cancelled` is optional only for files of earlier versions. */
+type CountedSummary = Summary & { cancelled: number }
+
 /** The log the run wrote for the check's last attempt; none when the check printed nothing (no log is opened). */
 function logFile(result: CheckResult, logDir: string): string | null {
   const evidence = result.evidence
@@ -75,7 +78,7 @@ function supervisionWarnings(result: CheckResult): string[] {
 }
 
 /** Summarises a checklist's results. Pure: the same results always give the same summary. */
-export function summarize(results: readonly CheckResult[], strictMode: boolean, options: SummaryOptions = {}): Summary {
+export function summarize(results: readonly CheckResult[], strictMode: boolean, options: SummaryOptions = {}): CountedSummary {
   const opts = { logDir: options.logDir ?? `${VERIFY_DIR}/logs`, command: options.command ?? 'npx verify' }
   const verdict = computeVerdict(results, {
     strictMode,
@@ -83,7 +86,7 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
     tampered: options.source?.tampered ?? false,
     partial: options.partial ?? false,
   })
-  const summary: Summary = {
+  const summary: CountedSummary = {
     total: results.length,
     passed: 0,
     failed: 0,
@@ -128,6 +131,6 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
 }
 
 /** The seed's entry point: the summary of a checklist as it stands. */
-export function generateSummary(checklist: Checklist, options: SummaryOptions = {}): Summary {
+export function generateSummary(checklist: Checklist, options: SummaryOptions = {}): CountedSummary {
   return summarize(checklist.results, checklist.protocol.strictMode, options)
 }

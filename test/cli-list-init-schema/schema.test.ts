@@ -1,6 +1,7 @@
-// `verify schema [config|evidence]`: JSON Schemas generated from the zod schemas. The evidence schema must accept every
-// evidence file the tool writes (generated here by running the CLI on fixtures) and reject broken ones.
+// `verify schema [config|evidence|approvals]`: JSON Schemas generated from the zod schemas. The evidence and approvals
+// schemas must accept every file the tool writes (generated here by running the CLI on fixtures) and reject broken ones.
 import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cleanup, diagnose, fixture, runCli, sandbox } from '../e2e/helpers.js'
 import { runCliInProcess } from '../helpers/in-process.js'
@@ -10,12 +11,19 @@ afterAll(cleanup)
 
 let evidenceSchema: Record<string, unknown>
 let configSchema: Record<string, unknown>
+let approvalsSchema: Record<string, unknown>
 
 beforeAll(async () => {
-  const [evidence, config, plain] = await Promise.all([runCli(['schema', 'evidence']), runCliInProcess(['schema', 'config']), runCliInProcess(['schema'])])
-  for (const result of [evidence, config, plain]) expect(result.code, diagnose(result)).toBe(0)
+  const [evidence, config, approvals, plain] = await Promise.all([
+    runCli(['schema', 'evidence']),
+    runCliInProcess(['schema', 'config']),
+    runCliInProcess(['schema', 'approvals']),
+    runCliInProcess(['schema']),
+  ])
+  for (const result of [evidence, config, approvals, plain]) expect(result.code, diagnose(result)).toBe(0)
   evidenceSchema = JSON.parse(evidence.stdout) as Record<string, unknown>
   configSchema = JSON.parse(config.stdout) as Record<string, unknown>
+  approvalsSchema = JSON.parse(approvals.stdout) as Record<string, unknown>
   expect(plain.stdout).toBe(config.stdout)
 })
 
@@ -70,6 +78,29 @@ describe('verify schema evidence', () => {
     expect(broken((f) => (f.summary.verdict = 'maybe'))).not.toEqual([])
     expect(broken((f) => (f.startedAt = 'yesterday'))).not.toEqual([])
     expect(broken((f) => (f.protocol.digest = 'md5:abc'))).not.toEqual([])
+  })
+})
+
+describe('verify schema approvals', () => {
+  it('validates the approvals.json `verify approve` writes, and rejects one that breaks its shape', async () => {
+    const box = sandbox()
+    await box.run(['run'], { cwd: fixture('manual') })
+    const approve = await runCli(['approve', 'review', '--by', 'Ann Reviewer', '--note', 'read it', '--evidence', box.evidencePath], { cwd: fixture('manual') })
+    expect(approve.code, diagnose(approve)).toBe(0)
+    const file = JSON.parse(readFileSync(join(dirname(box.evidencePath), 'approvals.json'), 'utf8'))
+    expect(validate(approvalsSchema, file)).toEqual([])
+    // More fields are allowed: the format may grow.
+    expect(validate(approvalsSchema, { ...file, later: true })).toEqual([])
+    const broken = (mutate: (copy: any) => void) => {
+      const copy = structuredClone(file)
+      mutate(copy)
+      return validate(approvalsSchema, copy)
+    }
+    expect(broken((f) => (f.schemaVersion = 2))).not.toEqual([])
+    expect(broken((f) => (f.approvals = []))).not.toEqual([])
+    expect(broken((f) => (f.approvals.review.by = 42))).not.toEqual([])
+    expect(broken((f) => delete f.approvals.review.fingerprint)).not.toEqual([])
+    expect(broken((f) => (f.approvals.review.note = {}))).not.toEqual([])
   })
 })
 
@@ -141,6 +172,6 @@ describe('usage', () => {
   it('an unknown schema name is a usage error', async () => {
     const result = await runCliInProcess(['schema', 'reporters'])
     expect(result.code).toBe(2)
-    expect(result.stderr).toMatch(/config, evidence/)
+    expect(result.stderr).toMatch(/config, evidence, approvals/)
   })
 })

@@ -1,6 +1,7 @@
 // Hostile evidence files (issue 8 §7, issue 9 item 6): ids such as `constructor` and `__proto__` are ordinary ids;
 // a field nested a million levels deep is "not a valid evidence file" (exit 3 for `check`, a re-run for `--reuse`),
-// never a stack overflow; `approve` writes both of its files or neither; reading evidence is bounded in memory;
+// never a stack overflow; an approvals.json that is not approvals is refused by name (exit 2) and left as it is;
+// `approve` writes both of its files or neither; reading evidence is bounded in memory;
 // `run --reuse` over a FIFO re-runs everything with a warning.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -41,11 +42,12 @@ describe('check ids that name Object.prototype members are ordinary ids', { time
     expect((await verifyInProcess(p, ['check'])).code).toBe(0)
   })
 
-  it('an approvals.json holding `__proto__` and `constructor` keys approves nothing it does not name', async () => {
+  it('an approvals.json holding `__proto__` and `toString` keys approves nothing it does not name', async () => {
     const p = project('validity-manual', { git: true })
     p.write('verify.config.ts', CONFIG)
     expect((await verifyInProcess(p, ['run'])).code).toBe(3)
-    writeFileSync(p.approvalsPath, '{"schemaVersion":1,"approvals":{"__proto__":{"by":"x"},"toString":7}}\n')
+    const approval = { by: 'x', note: null, timestamp: new Date().toISOString(), fingerprint: 'sha256:0', checkDigest: 'sha256:0', evidenceType: 'manual_approval' }
+    writeFileSync(p.approvalsPath, `{"schemaVersion":1,"approvals":{"__proto__":${JSON.stringify(approval)},"toString":${JSON.stringify(approval)}}}\n`)
     const check = await verifyInProcess(p, ['check', '--json'])
     expect(check.code).toBe(3)
     const json = JSON.parse(check.stdout) as { checks: { id: string; status: string }[] }
@@ -53,7 +55,21 @@ describe('check ids that name Object.prototype members are ordinary ids', { time
     // An approval recorded afterwards keeps the file readable and its keys intact.
     expect((await verifyInProcess(p, ['approve', 'constructor', '--by', 'Ann'])).code).toBe(0)
     const approvals = JSON.parse(readFileSync(p.approvalsPath, 'utf8')) as { approvals: Record<string, unknown> }
-    expect(Object.hasOwn(approvals.approvals, 'constructor')).toBe(true)
+    expect(['__proto__', 'toString', 'constructor'].map((id) => Object.hasOwn(approvals.approvals, id))).toEqual([true, true, true])
+  })
+
+  it('an approvals.json whose `__proto__` or `toString` entry is not an approval is refused, named, and left as it is', async () => {
+    const p = project('validity-manual', { git: true })
+    p.write('verify.config.ts', CONFIG)
+    expect((await verifyInProcess(p, ['run'])).code).toBe(3)
+    const text = '{"schemaVersion":1,"approvals":{"__proto__":{"by":"x"},"toString":7}}\n'
+    writeFileSync(p.approvalsPath, text)
+    for (const argv of [['check'], ['approve', 'constructor', '--by', 'Ann']]) {
+      const result = await verifyInProcess(p, argv)
+      expect(result.code, result.stdout + result.stderr).toBe(2)
+      expect(result.stderr).toMatch(/approvals\.json is not a valid approvals file \(approvals\.(__proto__|toString)/)
+    }
+    expect(readFileSync(p.approvalsPath, 'utf8')).toBe(text)
   })
 
   it('evidence entries with ids `__proto__` and `constructor` are judged like any other', async () => {
@@ -116,18 +132,21 @@ describe('a field nested a million levels deep', { timeout: 90_000 }, () => {
 })
 
 describe('a hostile approvals.json', { timeout: 90_000 }, () => {
-  it('a note nested a million levels deep approves nothing and crashes nothing', async () => {
+  it('a note nested a million levels deep approves nothing and crashes nothing: the file is refused by name (exit 2)', async () => {
     const p = project('validity-manual', { git: true })
     expect((await verifyInProcess(p, ['run'])).code).toBe(3)
     expect((await verifyInProcess(p, ['approve', 'review', '--by', 'Ann'])).code).toBe(0)
     const approvals = readFileSync(p.approvalsPath, 'utf8').replace('"note": null', `"note": ${'['.repeat(DEEP)}${']'.repeat(DEEP)}`)
     writeFileSync(p.approvalsPath, approvals)
+    const evidence = readFileSync(p.evidencePath, 'utf8')
     for (const command of ['run', 'check']) {
       const result = await verifyInProcess(p, [command])
-      expect(result.code, result.stdout + result.stderr).toBe(3)
+      expect(result.code, result.stdout + result.stderr).toBe(2)
+      expect(result.stderr).toMatch(/approvals file .*approvals\.json is not valid \(/)
       expect(result.stdout + result.stderr).not.toMatch(/call stack|unexpected error/i)
     }
-    expect(p.check('review').status).toBe('pending_manual')
+    expect(readFileSync(p.evidencePath, 'utf8')).toBe(evidence)
+    expect(readFileSync(p.approvalsPath, 'utf8')).toBe(approvals)
   })
 })
 
