@@ -65,8 +65,10 @@ describe('an evidence location that cannot be written is refused before anything
   })
 })
 
+/** A fresh evidence path under the work folder. */
+const freshEvidence = () => join(work, 'reports', `evidence-${Math.random().toString(36).slice(2)}.json`)
+
 describe('a report file that cannot be written is refused before anything runs', { timeout: 30_000 }, () => {
-  const evidence = () => join(work, 'reports', `evidence-${Math.random().toString(36).slice(2)}.json`)
 
   it.each([
     ['a file where its folder must be', () => {
@@ -80,7 +82,7 @@ describe('a report file that cannot be written is refused before anything runs',
     ['a special file system', () => '/proc/verify-report/junit.xml', /ordinary disk|not permitted|cannot/],
   ])('--reporter junit=<%s>: exit 2, naming the report and the reporter', async (_what, place, advice) => {
     const report = place()
-    const result = await runCli(['marker', '--evidence', evidence(), '--no-color', '--reporter', 'default', '--reporter', `junit=${report}`], { cwd: PROJECT, env: { E2E_TMP: work }, timeoutMs: 20_000 })
+    const result = await runCli(['marker', '--evidence', freshEvidence(), '--no-color', '--reporter', 'default', '--reporter', `junit=${report}`], { cwd: PROJECT, env: { E2E_TMP: work }, timeoutMs: 20_000 })
     expectRefusedBeforeRunning(result, report, advice)
     expect(result.stderr).toMatch(/junit/)
   })

@@ -81,7 +81,7 @@ export function writeInterruptedEvidence(plan: RunPlan, interrupted: Signal, raw
   const counts = new Map<string, number>()
   for (const result of checklist.results) counts.set(result.status, (counts.get(result.status) ?? 0) + 1)
   const tally = [...counts]
-    .sort(([a], [b]) => Number(b === 'passed') - Number(a === 'passed'))
+    .toSorted(([a], [b]) => Number(b === 'passed') - Number(a === 'passed'))
     .map(([status, n]) => `${n} ${status.replaceAll('_', ' ')}`).join(', ')
   rawIO.stderr(`verify: interrupted again (${interrupted}): stopped at once. ${tally} of ${checklist.results.length} checks; ${finalised.verdict}, ${where}.\n`)
 }
