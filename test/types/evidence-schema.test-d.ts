@@ -2,8 +2,7 @@
 // typecheck, what it accepts does, and the statuses and verdicts come from the one list in src/status.ts.
 import { describe, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
-import type { Approval } from '../../src/evidence/approvals.js'
-import type { approvalsFileSchema } from '../../src/evidence/approvals.js'
+import type { Approval, approvalsFileSchema } from '../../src/evidence/approvals.js'
 import type { checkResultSchema, evidenceFileSchema } from '../../src/evidence/schema.js'
 import type { CHECK_STATUSES, VERDICTS, WRITTEN_STATUSES } from '../../src/status.js'
 import type { CheckResult, CheckStatus, Evidence, EvidenceFile, Summary, Verdict, WrittenCheckResult, WrittenStatus } from '../../src/types.js'
