@@ -3,11 +3,11 @@ import { createReadStream, lstatSync, readFileSync, readlinkSync } from 'node:fs
 import { readdir } from 'node:fs/promises'
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import picomatch from 'picomatch'
 import { VERIFY_DIR } from '../defaults.js'
 import type { WorkspaceInfo } from '../types.js'
 import { canonicalJson, sha256 } from './canonical.js'
 import { findRepo, git, isIgnored, LARGE_OUTPUT, workTree, type Repo, type WorkTree } from './git-tree.js'
+import { loadPicomatch } from './globs.js'
 
 /** Folders never part of a fingerprint outside git, at any depth. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git'])
@@ -129,6 +129,7 @@ interface InputFile {
 async function inputFiles(rootDir: string, inputs: string[], workspace: WorkspaceInfo): Promise<{ folder: string; files: InputFile[]; unmatched: string[] }> {
   const include = inputs.filter((input) => !input.startsWith('!'))
   const exclude = inputs.filter((input) => input.startsWith('!')).map((input) => input.slice(1))
+  const picomatch = await loadPicomatch()
   const patterns = include.map((glob) => ({ glob, test: picomatch(glob, { dot: true }), matched: false }))
   const isExcluded = exclude.length > 0 ? picomatch(exclude, { dot: true }) : never
   const accept = (file: string): boolean => {

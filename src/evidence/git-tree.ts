@@ -29,6 +29,8 @@ export interface Repo {
   /** HEAD and its tree, null before the first commit. */
   head: string | null
   headTree: string | null
+  /** The `git -c` settings of rawContentConfig, asked while the repository was found. */
+  rawContent: Promise<string[]>
 }
 
 export interface WorkTree {
@@ -43,10 +45,12 @@ export interface WorkTree {
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
 
 /**
- * The repository rootDir belongs to, with its HEAD, or null when git is missing or refuses. One process: the
- * fingerprint's time is mostly the processes it starts.
+ * The repository rootDir belongs to, with its HEAD, or null when git is missing or refuses. One process, and the
+ * repository's filters asked at the same time: the fingerprint's time is mostly the processes it starts and waits for.
  */
 export async function findRepo(rootDir: string): Promise<Repo | null> {
+  // The config git reads in rootDir is the one of the repository rev-parse finds there.
+  const rawContent = rawContentConfig(rootDir)
   let output: string
   try {
     output = await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'index', '--show-object-format', 'HEAD', 'HEAD^{tree}', '--'])
@@ -67,6 +71,7 @@ export async function findRepo(rootDir: string): Promise<Repo | null> {
     objectBytes: format === 'sha256' ? 32 : format === 'sha1' ? 20 : 0,
     head: known ? head : null,
     headTree: known ? headTree : null,
+    rawContent,
   }
 }
 
@@ -96,7 +101,7 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
     let stderr: string
     try {
       const excluded = leaveOut.map((out) => `:(exclude,literal)${out}`)
-      const raw = await rawContentConfig(repo.top)
+      const raw = await repo.rawContent
       stderr = await run(repo.top, [...raw, 'add', '-A', '--', '.', ...excluded], env).then(
         (result) => result.stderr,
         (error: unknown) => {
@@ -218,9 +223,10 @@ interface GitOptions {
  * `filter=` attribute whose driver `.git/config` defines) could otherwise hash anything at all in place of the file,
  * and an fsmonitor could report an edited file as unchanged.
  */
-async function rawContentConfig(top: string): Promise<string[]> {
+async function rawContentConfig(cwd: string): Promise<string[]> {
   const args = ['-c', 'core.fsmonitor=false']
-  const listed = await run(top, ['config', '--get-regexp', '^filter\\.']).then(
+  // Never rejects: git missing or no repository is findRepo's to report.
+  const listed = await run(cwd, ['config', '--get-regexp', '^filter\\.']).then(
     (result) => result.stdout,
     () => '', // exit 1: no filter configured
   )

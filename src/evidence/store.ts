@@ -5,11 +5,12 @@ import * as path from 'node:path'
 import type { EvidenceFile } from '../types.js'
 import { JsonShapeScanner } from './json-bounds.js'
 import { makeFolderSync } from './location.js'
-import { evidenceFileSchema } from './schema.js'
 
 // The signature is read as it is and judged by the acceptance rule (a malformed one is a rejection, not a file that
-// cannot be read); every other field must have its documented shape.
-const readableEvidenceSchema = evidenceFileSchema.omit({ signature: true })
+// cannot be read); every other field must have its documented shape. Built by the first read: building the schemas
+// costs a command that writes evidence or reads none (`verify list`) more than the rest of this module.
+let readableEvidenceSchema: Promise<ReturnType<typeof readableSchema>> | undefined
+const readableSchema = (schema: typeof import('./schema.js')) => schema.evidenceFileSchema.omit({ signature: true })
 
 /** Bytes read at a time: a hostile file is refused after its first chunk, not after it was all in memory. */
 const READ_CHUNK = 1024 * 1024
@@ -148,7 +149,8 @@ export async function readEvidenceFile(target: string): Promise<ReadEvidenceResu
   }
   const problem = shapeProblem(data)
   if (problem) return fail(`evidence at ${shown} ${problem}: ${again}`)
-  const parsed = readableEvidenceSchema.safeParse(data)
+  readableEvidenceSchema ??= import('./schema.js').then(readableSchema)
+  const parsed = (await readableEvidenceSchema).safeParse(data)
   if (!parsed.success) return fail(`evidence at ${shown} is not a valid evidence file (${firstIssue(parsed.error)}): ${again}`)
   return { ok: true, file: data as EvidenceFile }
 }

@@ -3,11 +3,10 @@ import { createReadStream } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { parseJestJson } from '../test-reports/jest-json.js'
-import { JUnitReader, UnreadableReportError, type ParsedReport } from '../test-reports/junit.js'
 import { projectPath } from '../test-reports/location.js'
+import { UnreadableReportError, type ParsedReport } from '../test-reports/report.js'
 import type { TestFailure, TestsRecord, TestsSpec } from '../types.js'
 
-export { countJUnit, parseJUnit } from '../test-reports/junit.js'
 export { parseJestJson } from '../test-reports/jest-json.js'
 
 /** `counts` whenever the report could be read, also when it fails the check. */
@@ -20,6 +19,8 @@ const MAX_JSON_BYTES = 64 * 1024 * 1024
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 async function readJUnit(path: string): Promise<ParsedReport> {
+  // The XML parser is loaded by the first check with a JUnit report: no other command or check needs it.
+  const { JUnitReader } = await import('../test-reports/junit.js')
   const reader = new JUnitReader()
   for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1024 * 1024 })) reader.write(chunk as string)
   return reader.close()

@@ -3,7 +3,7 @@
 // `numFailedTests`, a failed test, a test file that failed without a failing test (it did not load, a hook threw),
 // `numRuntimeErrorTestSuites`, `success: false`.
 import type { TestCounts, TestFailure } from '../types.js'
-import { type ParsedReport, UnreadableReportError } from './junit.js'
+import { type ParsedReport, UnreadableReportError } from './report.js'
 import { findLocation, MAX_FAILURES, testFailure } from './location.js'
 
 const SKIPPED = new Set(['skipped', 'pending', 'todo', 'disabled'])

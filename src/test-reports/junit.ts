@@ -10,20 +10,9 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes'
 import type { TestCounts, TestFailure } from '../types.js'
 import { findLocation, MAX_FAILURES, testFailure } from './location.js'
+import { UnreadableReportError, type ParsedReport } from './report.js'
 
-export interface ParsedReport {
-  counts: TestCounts
-  /** The first MAX_FAILURES failing tests. */
-  failures: TestFailure[]
-}
-
-/** The report is not one verify can read: malformed, hostile or of another shape. */
-export class UnreadableReportError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'UnreadableReportError'
-  }
-}
+export { UnreadableReportError, type ParsedReport } from './report.js'
 
 const FAILED = new Set(['failed', 'failure', 'fail', 'error', 'errored'])
 const SKIPPED = new Set(['skipped', 'skip', 'disabled', 'ignored', 'notrun', 'pending', 'todo'])

@@ -1,10 +1,10 @@
 // Judges stored evidence against the current protocol and workspace, without running anything (SPEC §6.1, §7). Every
 // command that consumes a stored file (`check`, `run --reuse`, `approve`, `merge`) comes through here: the file is
 // judged as a whole (judgeEvidenceFile), then each record by the one rule (checkEvidence).
-import picomatch from 'picomatch'
 import type { Approval } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
 import { checkFingerprint } from '../evidence/binding.js'
+import { loadPicomatch } from '../evidence/globs.js'
 import { checkResult } from '../evidence/record.js'
 import { changedFiles } from '../evidence/fingerprint.js'
 import type { CheckResult, Evidence, EvidenceFile, ResolvedProtocol, WorkspaceInfo } from '../types.js'
@@ -98,6 +98,7 @@ export async function acceptStoredEvidence(
   const newTree = workspace.git?.tree
   const changed = oldTree && newTree && oldTree !== newTree ? await changedFiles(protocol.rootDir, oldTree, newTree) : null
   const judgements = new Map<string, StoredJudgement>()
+  const picomatch = changed && protocol.checks.some((check) => check.inputs) ? await loadPicomatch() : null
   for (const check of protocol.checks) {
     const given = check.kind === 'manual' ? options.approvals?.get(check.id) : undefined
     // An approval names the check it was given for (and, with a key, signs that name): one copied under another
@@ -112,7 +113,7 @@ export async function acceptStoredEvidence(
       fingerprint: await checkFingerprint(check, protocol.rootDir, workspace),
       checkDigest: checkDigest(check, protocol.rootDir),
       ...(options.now ? { now: options.now } : {}),
-      ...(changed ? { changedFiles: check.inputs ? changed.filter((path) => picomatch.isMatch(path, check.inputs as string[], { dot: true })) : changed } : {}),
+      ...(changed ? { changedFiles: check.inputs && picomatch ? changed.filter((path) => picomatch.isMatch(path, check.inputs as string[], { dot: true })) : changed } : {}),
       // An approval comes from approvals.json, not from the file: the file's trust does not decide it.
       ...(source && !approval ? { source } : {}),
     }

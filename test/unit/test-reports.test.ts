@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { countJUnit, parseJestJson, parseJUnit, readTestReport } from '../../src/runner/test-report.js'
+import { parseJestJson, readTestReport } from '../../src/runner/test-report.js'
+import { countJUnit, parseJUnit } from '../../src/test-reports/junit.js'
 
 const suite = (cases: string, attrs = '') => `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites><testsuite name="s"${attrs}>${cases}</testsuite></testsuites>`
 const ok = (name: string) => `<testcase classname="c" name="${name}"/>`
