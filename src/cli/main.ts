@@ -101,7 +101,7 @@ export async function cli(argv: string[], rawIO: CliIO = processIO()): Promise<n
   }
   expectLostOutput(name)
   try {
-    await import('./zod-mode.js')
+    await import('../runner/zod-mode.js')
     return await command.run(args, io)
   } catch (error) {
     io.stderr(formatError(error))

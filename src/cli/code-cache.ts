@@ -1,0 +1,108 @@
+// V8's code cache for the bundled CLI (SPEC §13). Node 20 has no module compile cache (`module.enableCompileCache`
+// came with Node 22), and compiling the CLI's JavaScript on every start is about a fifth of `verify list`. The bundle
+// is CommonJS so that each of its files can be compiled through `vm.Script` with the code V8 produced for the same
+// source last time. What is cached is a pure function of a file's bytes: the cache file is named by the SHA-256 of
+// the source (and the Node version), and V8 itself refuses data made by another V8 or other flags. Nothing the CLI
+// computes is cached here, only the compiled form of its own code and of jiti's.
+//
+// Node 20 loses the dynamic import() callback of a function V8 took from a code cache, so the bundle's import() calls
+// (a custom reporter's module) are rewritten at build time (rolldown.config.mjs) to call `__verifyImport`, which the
+// wrapper below passes in: this ES module's own import(), given absolute URLs only. jiti, whose import() loads the
+// config, is compiled by Node as usual.
+//
+// Compiled code is code: the cache lives in a folder of this user's own (created 0700, refused when it is a symlink,
+// owned by another user, or writable by others), never in the shared temp dir itself. VERIFY_CODE_CACHE=0 turns it
+// off; deleting the folder is always safe.
+import { createHash } from 'node:crypto'
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire, Module } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join, sep } from 'node:path'
+import * as vm from 'node:vm'
+
+/** More files than a few builds leave: the folder is emptied before it grows without bound. */
+const MAX_FILES = 400
+const COMPILE = '_compile'
+
+interface Pending {
+  script: vm.Script
+  file: string
+}
+
+type Compile = (this: Module & { exports: unknown }, content: string, filename: string) => unknown
+
+const importModule = (url: string): Promise<unknown> => import(url)
+
+/**
+ * Requires the bundle's entry `file` (a `.cjs` file), compiling each file of the bundle (those beside it) with V8's
+ * code cache when a safe cache folder exists or can be made. Returns the entry's exports.
+ */
+export function requireBundle(file: string): unknown {
+  installCompiler(dirname(file) + sep, cacheFolder(process.env))
+  return createRequire(file)(file)
+}
+
+function installCompiler(root: string, folder: string | null): void {
+  const pending: Pending[] = []
+  // Node's own hook for compiling a CommonJS file, the one every cache of compiled CommonJS replaces.
+  const proto = Module.prototype as unknown as Record<typeof COMPILE, Compile>
+  const compile = proto[COMPILE]
+  proto[COMPILE] = function (content, filename) {
+    if (!filename.endsWith('.cjs') || !filename.startsWith(root)) return compile.call(this, content, filename)
+    const file = folder ? join(folder, `${createHash('sha256').update(content).digest('hex').slice(0, 40)}.bin`) : null
+    let cachedData: Buffer | undefined
+    try {
+      if (file) cachedData = readFileSync(file)
+    } catch {
+      // Not cached yet: compiled from the source, cached at exit.
+    }
+    const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __verifyImport) {${content}\n})`, {
+      filename,
+      ...(cachedData ? { cachedData } : {}),
+    })
+    if (file && (!cachedData || script.cachedDataRejected)) pending.push({ script, file })
+    const wrapper = script.runInThisContext() as (...args: unknown[]) => unknown
+    return wrapper.call(this.exports, this.exports, createRequire(filename), this, filename, dirname(filename), importModule)
+  }
+  if (!folder) return
+  // At exit the scripts hold every function the command compiled, not only the top level of each file.
+  process.once('exit', () => {
+    if (pending.length > 0) writeCache(folder, pending)
+  })
+}
+
+function writeCache(folder: string, pending: readonly Pending[]): void {
+  try {
+    if (readdirSync(folder).length > MAX_FILES) {
+      for (const name of readdirSync(folder)) rmSync(join(folder, name), { force: true })
+    }
+    for (const { script, file } of pending) {
+      // Written aside and renamed: a verify starting meanwhile reads the old data or the new, never half of it.
+      const temporary = `${file}.${process.pid}.tmp`
+      writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })
+      renameSync(temporary, file)
+    }
+  } catch {
+    // A full disk or a folder removed meanwhile: the next start compiles again.
+  }
+}
+
+/** The folder for this Node and this user, made if missing; null when it is off or not safe to use. */
+export function cacheFolder(env: Readonly<Record<string, string | undefined>>): string | null {
+  const setting = env.VERIFY_CODE_CACHE?.toLowerCase()
+  if (setting === '0' || setting === 'false') return null
+  const uid = process.getuid?.()
+  if (uid === undefined) return null
+  const own = join(tmpdir(), `verify-protocol-${uid}`)
+  const folder = join(own, 'v8', `${process.version}-${process.arch}`)
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 })
+    for (const dir of [own, join(own, 'v8'), folder]) {
+      const info = lstatSync(dir)
+      if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o022) !== 0) return null
+    }
+    return folder
+  } catch {
+    return null
+  }
+}
