@@ -4,6 +4,7 @@
 // rejection unhandled — becomes the check's `error` here; stdout and stderr are the check's output, so nothing else
 // is printed. This is a program of its own, which is why it ends itself with process.exit.
 import { renameSync, writeFileSync } from 'node:fs'
+import './zod-mode.js'
 import { loadVerifyConfig } from '../config/index.js'
 import { VerifyConfigError } from '../errors.js'
 import { checkDigest } from '../evidence/digest.js'
