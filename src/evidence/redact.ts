@@ -112,6 +112,9 @@ const mask = (match: string) => (match === '' ? match : MASK)
  * Builds a masking function for the given secret values and configured patterns (strings are literal; each RegExp is
  * matched with its own flags, `g` and `y` aside).
  */
+/** The redactor of a run with no secret to mask. */
+const PASS_THROUGH: Redactor = (text) => text
+
 export function createRedactor(values: readonly string[], patterns: readonly (string | RegExp)[] = []): Redactor {
   const literals = new Set<string>()
   const wrapped = new Set<string>()
@@ -128,7 +131,7 @@ export function createRedactor(values: readonly string[], patterns: readonly (st
   if (alternatives.length > 0) matchers.push(new RegExp(alternatives.map((a) => a.source).join('|'), 'g'))
   // One RegExp per pattern: combined, their flags would have to agree and their groups would be renumbered.
   for (const pattern of patterns) if (pattern instanceof RegExp) matchers.push(new RegExp(pattern.source, `${pattern.flags.replace(/[gyd]/g, '')}g`))
-  if (matchers.length === 0) return (text) => text
+  if (matchers.length === 0) return PASS_THROUGH
   const redactor: Redactor = (text) => {
     if (text.length === 0) return text
     let out = text
@@ -173,7 +176,8 @@ export function createRedactor(values: readonly string[], patterns: readonly (st
 }
 
 // Control characters a terminal does not show (tab, LF and CR aside): a secret split by one reads whole on screen.
-const HIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g
+// Runs, not single characters: output of NUL bytes (`head -c 1G /dev/zero`) is one replacement per chunk, not one per byte.
+const HIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]+/g
 const visible = (text: string) => stripAnsi(text).replace(HIDDEN, '')
 
 /**
@@ -181,6 +185,8 @@ const visible = (text: string) => stripAnsi(text).replace(HIDDEN, '')
  * is left. Colours and other sequences are kept unless a secret hides between them; then the text goes plain.
  */
 export function maskVisible(redact: Redactor, text: string): string {
+  // Nothing to mask: what a terminal shows of the text does not matter.
+  if (redact === PASS_THROUGH) return text
   const masked = redact(text)
   const shown = visible(masked)
   if (shown === masked || redact(shown) === shown) return masked

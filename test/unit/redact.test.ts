@@ -115,6 +115,13 @@ describe('escape sequences inside a secret', () => {
     expect(maskVisible(redact, `\x1b[32mok\x1b[0m ${SECRET}`)).toBe('\x1b[32mok\x1b[0m ***')
     // A bell or a NUL shows nothing either.
     expect(maskVisible(redact, `${SECRET.slice(0, 4)}\u0007${SECRET.slice(4, 8)}\u0000${SECRET.slice(8)}`)).toBe('***')
+    // Nor does a run of them, however long.
+    expect(maskVisible(redact, `${SECRET.slice(0, 6)}${'\u0000'.repeat(5000)}\u0001\u007f${SECRET.slice(6)}`)).toBe('***')
+  })
+
+  it('without a secret to mask, text passes as it is, control bytes and all', () => {
+    const text = `${'\u0000'.repeat(1000)}\x1b[31mred\x1b[0m`
+    expect(maskVisible(createRedactor([]), text)).toBe(text)
   })
 
   it('the live output of a check keeps no secret split by colour codes', async () => {
