@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ROOT } from './e2e/helpers.js'
+import { ROOT } from './helpers/cli.js'
 
 const SRC = join(ROOT, 'src')
 

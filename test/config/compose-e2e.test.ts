@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { cleanup, diagnose, fixture, readEvidence, ROOT, runCli, sandbox } from '../e2e/helpers.js'
+import { cleanup, diagnose, fixture, readEvidence, ROOT, runCli, sandbox } from '../helpers/cli.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'verify-compose-e2e-'))
 afterAll(async () => {

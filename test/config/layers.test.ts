@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LoadedConfig } from '../../src/config/index.js'
-import { fixture, ROOT } from '../e2e/helpers.js'
-import { configError, ENV, load } from './load-helpers.js'
+import { fixture, ROOT } from '../helpers/cli.js'
+import { configError, ENV, load } from '../helpers/load-config.js'
 
 
 const ids = (loaded: LoadedConfig) => loaded.protocol.checks.map((c) => c.id)

@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { cleanup, diagnose, runCli, STACK_LINE } from '../e2e/helpers.js'
-import { configError, load } from './load-helpers.js'
+import { cleanup, diagnose, runCli, STACK_LINE } from '../helpers/cli.js'
+import { configError, load } from '../helpers/load-config.js'
 
 
 const tmp = mkdtempSync(join(tmpdir(), 'verify-loading-'))

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { resolveProtocol } from '../../src/config/resolve.js'
 import { VerifyConfigError } from '../../src/errors.js'
-import { cleanup, diagnose, runCli } from '../e2e/helpers.js'
+import { cleanup, diagnose, runCli } from '../helpers/cli.js'
 
 const rootDir = resolve('/project')
 

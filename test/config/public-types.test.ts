@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { ROOT } from '../e2e/helpers.js'
+import { ROOT } from '../helpers/cli.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'verify-types-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))

@@ -6,9 +6,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EvidenceFile } from '../../src/types.js'
-import { project, removeProjects, type Project } from '../evidence-validity/helpers.js'
+import { project, removeProjects, type Project } from '../helpers/project.js'
 import { parseWorkflowLog, unsafeOutput } from '../reporters/workflow.js'
-import { cleanup, diagnose, fixture, runCli, type CliResult } from './helpers.js'
+import { cleanup, diagnose, fixture, runCli, type CliResult } from '../helpers/cli.js'
 
 afterAll(async () => {
   await cleanup()

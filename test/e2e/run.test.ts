@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, ROOT, runCli, sandbox, sha256Hex } from './helpers.js'
+import { cleanup, diagnose, fixture, ROOT, runCli, sandbox, sha256Hex } from '../helpers/cli.js'
 
 afterAll(cleanup)
 

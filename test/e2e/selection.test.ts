@@ -3,7 +3,7 @@
 // Every check of fixtures/deps appends its id to $E2E_TMP/order when it runs.
 import { existsSync, readFileSync } from 'node:fs'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, sandbox, type Sandbox } from './helpers.js'
+import { cleanup, diagnose, fixture, sandbox, type Sandbox } from '../helpers/cli.js'
 
 afterAll(cleanup)
 

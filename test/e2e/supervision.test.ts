@@ -3,7 +3,7 @@
 // interrupt the run, and stdin is closed. Every pid a fixture started must be dead when verify exits.
 import { existsSync } from 'node:fs'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, readPids, sandbox, sleep, STACK_LINE, survivors, waitForFile } from './helpers.js'
+import { cleanup, diagnose, fixture, readPids, sandbox, sleep, STACK_LINE, survivors, waitForFile } from '../helpers/cli.js'
 
 afterAll(cleanup)
 

@@ -2,10 +2,10 @@
 // verdict as the bin, without a Node start and a module load per call. Used by the matrices (evidence validity,
 // config errors …); what is about the process itself (signals, supervision, exit on a full pipe) spawns the bin.
 import type { CliIO } from '../../src/cli/io.js'
-import type { CliOptions, CliResult } from '../e2e/helpers.js'
+import type { CliOptions, CliResult } from './cli.js'
 
 // Variables that make verify pick another reporter or mode (CI, GitHub Actions, coding agents); the spawned CLI's
-// environment drops the same ones (e2e/helpers.ts).
+// environment drops the same ones (helpers/cli.ts).
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { INHERITED } from '../setup/env.js'

@@ -5,8 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { INHERITED } from '../setup/env.js'
-import { ROOT } from '../e2e/helpers.js'
-import { project, type Project } from '../evidence-validity/helpers.js'
+import { ROOT } from '../helpers/cli.js'
+import { project, type Project } from '../helpers/project.js'
 
 export const VITEST_BIN = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
 export const JEST_BIN = join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js')

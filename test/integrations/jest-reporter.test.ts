@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
-import { cleanup } from '../e2e/helpers.js'
-import { checkLine, removeProjects } from '../evidence-validity/helpers.js'
+import { cleanup } from '../helpers/cli.js'
+import { checkLine, removeProjects } from '../helpers/project.js'
 import { JEST_BIN, killTools, runnerProject, runTool, withoutOuterVitest } from './helpers.js'
 
 const JEST_VERSION = (JSON.parse(readFileSync(join(JEST_BIN, '..', '..', 'package.json'), 'utf8')) as { version: string }).version

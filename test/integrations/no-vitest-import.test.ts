@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
-import { BIN, cleanup, fixture, ROOT, sandbox } from '../e2e/helpers.js'
+import { BIN, cleanup, fixture, ROOT, sandbox } from '../helpers/cli.js'
 import { runTool } from './helpers.js'
 
 afterEach(cleanup)

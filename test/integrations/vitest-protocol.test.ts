@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import { readEvidenceFile } from '../../src/evidence/store.js'
-import { cleanup } from '../e2e/helpers.js'
-import { checkLine, removeProjects } from '../evidence-validity/helpers.js'
+import { cleanup } from '../helpers/cli.js'
+import { checkLine, removeProjects } from '../helpers/project.js'
 import { killTools, runnerProject, runTool, VITEST_BIN, withoutOuterVitest } from './helpers.js'
 
 afterEach(async () => {

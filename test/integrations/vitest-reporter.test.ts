@@ -3,8 +3,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
-import { cleanup } from '../e2e/helpers.js'
-import { checkLine, removeProjects } from '../evidence-validity/helpers.js'
+import { cleanup } from '../helpers/cli.js'
+import { checkLine, removeProjects } from '../helpers/project.js'
 import { groupAlive, killTools, runnerProject, runTool, startTool, VITEST_BIN, withoutOuterVitest } from './helpers.js'
 
 const VITEST_VERSION = (JSON.parse(readFileSync(join(VITEST_BIN, '..', 'package.json'), 'utf8')) as { version: string }).version

@@ -4,7 +4,7 @@ import { createAgentReporter, renderAgentDigest } from '../../src/reporters/agen
 import { excerpt } from '../../src/reporters/excerpt.js'
 import { combineReporters } from '../../src/reporters/index.js'
 import { createReporters } from '../../src/reporters/select.js'
-import { CWD, lines, outcome, recorder, replay, result } from './helpers.js'
+import { CWD, lines, outcome, recorder, replay, result } from '../helpers/outcome.js'
 
 const digest = (...args: Parameters<typeof outcome>) => renderAgentDigest(outcome(...args), { cwd: CWD })
 

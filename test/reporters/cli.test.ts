@@ -1,7 +1,7 @@
 // Each reporter end to end: the built CLI on a small failing fixture, checked structurally.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, sandbox } from '../e2e/helpers.js'
+import { cleanup, diagnose, fixture, sandbox } from '../helpers/cli.js'
 import { parseWorkflowLog } from './workflow.js'
 import { childElements, parseXml, textOf } from './xml.js'
 

@@ -7,8 +7,8 @@ import { renderAnnotations } from '../../src/reporters/github-actions.js'
 import { renderMarkdownSummary } from '../../src/reporters/markdown-summary.js'
 import { failuresFromOutput, withoutCoverage } from '../../src/test-reports/from-output.js'
 import type { CheckResult, TestsRecord } from '../../src/types.js'
-import { cleanup, diagnose, fixture, ROOT, sandbox } from '../e2e/helpers.js'
-import { outcome, result } from './helpers.js'
+import { cleanup, diagnose, fixture, ROOT, sandbox } from '../helpers/cli.js'
+import { outcome, result } from '../helpers/outcome.js'
 import { parseWorkflowLog } from './workflow.js'
 
 afterAll(cleanup)

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { createGitHubActionsReporter, foldOutput, renderAnnotations } from '../../src/reporters/github-actions.js'
 import { ANNOTATIONS_PER_STEP, escapeData, escapeProperty, STEP_SUMMARY_LIMIT, workflowCommand } from '../../src/reporters/workflow-commands.js'
 import type { CheckResult } from '../../src/types.js'
-import { lines, outcome, recorder, replay, result } from './helpers.js'
+import { lines, outcome, recorder, replay, result } from '../helpers/outcome.js'
 import { parseWorkflowLog } from './workflow.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'verify-gha-'))

@@ -21,7 +21,7 @@ import { createReporters } from '../../src/reporters/select.js'
 import type { Reporter } from '../../src/reporters/types.js'
 import { createVerboseReporter } from '../../src/reporters/verbose.js'
 import { stripAnsi } from '../../src/runner/ansi.js'
-import { outcome, recorder, replay, result } from './helpers.js'
+import { outcome, recorder, replay, result } from '../helpers/outcome.js'
 import { parseWorkflowLog, unsafeOutput } from './workflow.js'
 import { parseXml } from './xml.js'
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { createJUnitReporter, renderJUnit, xmlAttr, xmlText } from '../../src/reporters/junit.js'
-import { lines, outcome, recorder, replay, result } from './helpers.js'
+import { lines, outcome, recorder, replay, result } from '../helpers/outcome.js'
 import { childElements, parseXml, textOf, type XmlElement } from './xml.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'verify-junit-'))

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { createMarkdownReporter, MARKDOWN_MAX_BYTES } from '../../src/reporters/markdown.js'
 import { escapeMarkdown, renderMarkdownSummary } from '../../src/reporters/markdown-summary.js'
 import type { RunOutcome } from '../../src/reporters/types.js'
-import { CWD, lines, outcome, recorder, replay, result } from './helpers.js'
+import { CWD, lines, outcome, recorder, replay, result } from '../helpers/outcome.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'verify-md-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))

@@ -12,7 +12,7 @@ import { VerifyConfigError, VerifyUsageError } from '../../src/errors.js'
 import { combineReporters, REPORTERS } from '../../src/reporters/index.js'
 import { createReporters, type ReporterConfigSource } from '../../src/reporters/select.js'
 import type { ReporterEntry } from '../../src/types.js'
-import { outcome, replay, result } from './helpers.js'
+import { outcome, replay, result } from '../helpers/outcome.js'
 import { parseWorkflowLog } from './workflow.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')

@@ -4,7 +4,7 @@ import { renderAgentDigest } from '../../src/reporters/agent.js'
 import { renderAnnotations } from '../../src/reporters/github-actions.js'
 import { renderJUnit } from '../../src/reporters/junit.js'
 import { renderMarkdownSummary } from '../../src/reporters/markdown-summary.js'
-import { CWD, outcome, result } from './helpers.js'
+import { CWD, outcome, result } from '../helpers/outcome.js'
 import { parseWorkflowLog } from './workflow.js'
 import { childElements, parseXml } from './xml.js'
 

@@ -11,7 +11,7 @@ import type { Reporter } from '../../src/reporters/types.js'
 import { createVerboseReporter } from '../../src/reporters/verbose.js'
 import { fitWidth } from '../../src/reporters/width.js'
 import type { CheckStatus, ResolvedCheck } from '../../src/types.js'
-import { outcome, recorder, replay, result } from './helpers.js'
+import { outcome, recorder, replay, result } from '../helpers/outcome.js'
 import pc from 'picocolors'
 
 const ESC = '\x1b'

@@ -13,7 +13,7 @@ import { createReporters } from '../../src/reporters/select.js'
 import type { Reporter } from '../../src/reporters/types.js'
 import { createVerboseReporter } from '../../src/reporters/verbose.js'
 import { stripAnsi } from '../../src/runner/ansi.js'
-import { outcome, recorder, replay, result } from './helpers.js'
+import { outcome, recorder, replay, result } from '../helpers/outcome.js'
 import { parseWorkflowLog } from './workflow.js'
 import { parseXml, textOf, type XmlElement } from './xml.js'
 

@@ -5,9 +5,9 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cli } from '../../../src/cli/main.js'
 import type { CliIO } from '../../../src/cli/io.js'
-import { BIN } from '../../e2e/helpers.js'
+import { BIN } from '../../helpers/cli.js'
 import { INHERITED } from '../../setup/env.js'
-import type { Project } from '../../evidence-validity/helpers.js'
+import type { Project } from '../../helpers/project.js'
 
 export interface HookResult {
   code: number

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { cleanup, readPids, survivors } from '../../e2e/helpers.js'
-import { project, removeProjects, type Project } from '../../evidence-validity/helpers.js'
+import { cleanup, readPids, survivors } from '../../helpers/cli.js'
+import { project, removeProjects, type Project } from '../../helpers/project.js'
 import { blockCounts, hookInProcess, hookSpawned, stopEvent } from './helpers.js'
 
 afterEach(cleanup)

@@ -1,0 +1,148 @@
+// The gate a change cannot weaken (SPEC §8): `verify check --protocol-from <ref>` (and `verify merge`) judge the
+// evidence against the protocol as the config at that git ref defines it, so a change that weakens or removes a check
+// in its own config is not approved. The protocol loaded from the ref has the same check digests as the same config in
+// the checkout (digests use paths relative to the project's folder).
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadProtocolFromRef } from '../../src/config/protocol-from.js'
+import { loadVerifyConfig } from '../../src/config/index.js'
+import { checkDigest, protocolDigest } from '../../src/evidence/digest.js'
+import { cleanup } from '../helpers/cli.js'
+import { project, removeProjects, verifyInProcess, type Project } from '../helpers/project.js'
+
+afterAll(async () => {
+  await cleanup()
+  removeProjects()
+})
+
+const COMMIT = ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m']
+const TRUSTED = `import { defineProtocol } from 'verify-protocol'
+export default defineProtocol({
+  timeout: '20s',
+  checks: {
+    build: 'sh bin/count.sh',
+    test: { command: 'sh ../bin/count.sh', cwd: 'src', inputs: ['src/**'] },
+  },
+})
+`
+
+/** A config whose function check gates on a constant beside it. */
+const gated = (min: number) =>
+  `import { readFileSync } from 'node:fs'\nimport { defineProtocol } from 'verify-protocol'\nconst MIN = ${min}\nexport default defineProtocol({\n  timeout: '20s',\n  checks: {\n    coverage: { run: () => Number(readFileSync('cov.txt', 'utf8')) >= MIN },\n  },\n})\n`
+
+/** A repository whose `main` holds the trusted config, checked out on a branch `change`. */
+function repository(): Project {
+  const p = project('validity-manual', { git: true })
+  p.write('verify.config.ts', TRUSTED)
+  p.git('add', '-A')
+  p.git(...COMMIT, 'trusted config')
+  p.git('checkout', '-q', '-b', 'change')
+  return p
+}
+
+describe('loading the protocol from a git ref', { timeout: 90_000 }, () => {
+  it('gives the same check digests, paths and protocol digest as the same config in the checkout', async () => {
+    const p = repository()
+    const here = await loadVerifyConfig({ cwd: p.dir })
+    const there = await loadProtocolFromRef('main', { cwd: p.dir })
+    expect(there.rootDir).toBe(here.rootDir)
+    expect(there.configFile).toBe(here.configFile)
+    expect(there.protocol.checks.map((c) => c.cwd)).toEqual(here.protocol.checks.map((c) => c.cwd))
+    expect(there.protocol.checks.map((c) => checkDigest(c, there.protocol.rootDir))).toEqual(here.protocol.checks.map((c) => checkDigest(c, here.protocol.rootDir)))
+    expect(protocolDigest(there.protocol)).toBe(protocolDigest(here.protocol))
+  })
+
+  it('unknown ref, a ref without a config, or no repository: a clear usage error (exit 2)', async () => {
+    const p = repository()
+    const unknown = await verifyInProcess(p, ['check', '--protocol-from', 'origin/nowhere'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/origin\/nowhere/)
+    expect(unknown.stderr).toMatch(/not a git ref|unknown/i)
+    expect(unknown.stderr).not.toMatch(/unexpected error/)
+
+    p.git('checkout', '-q', '--orphan', 'bare')
+    p.git('rm', '-rq', '--cached', '.')
+    p.git(...COMMIT, 'nothing', '--allow-empty')
+    p.git('checkout', '-q', '-f', 'change')
+    const empty = await verifyInProcess(p, ['check', '--protocol-from', 'bare'])
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toMatch(/no verify config/i)
+    expect(empty.stderr).toMatch(/bare/)
+
+    const outside = project('validity-corrupt')
+    const noGit = await verifyInProcess(outside, ['check', '--protocol-from', 'main'])
+    expect(noGit.code).toBe(2)
+    expect(noGit.stderr).toMatch(/git repository/)
+  })
+})
+
+describe('verify check --protocol-from', { timeout: 90_000 }, () => {
+  it('approves evidence recorded under the trusted protocol', async () => {
+    const p = repository()
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    const check = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(check.code, check.stdout + check.stderr).toBe(0)
+  })
+
+  it('a change that weakens a check in its own config is not approved', async () => {
+    const p = repository()
+    p.write('verify.config.ts', TRUSTED.replace("'sh bin/count.sh'", "'true'"))
+    p.git(...COMMIT, 'weaken build', '-a')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    expect((await verifyInProcess(p, ['check'])).code).toBe(0)
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout).toBe(3)
+    expect(gate.stdout).toMatch(/build\s+stale — the check's definition changed/)
+  })
+
+  it('an ignored .verifyrc (or any ignored file but node_modules) in the checkout never joins the trusted config', async () => {
+    const p = repository()
+    // The change ignores a .verifyrc and writes one that makes the failing build optional.
+    p.write('.gitignore', `${p.read('.gitignore')}.verifyrc\n`)
+    p.git(...COMMIT, 'ignore .verifyrc', '-a')
+    p.write('.verifyrc', 'checks.build.required=false\n')
+    p.write('ignored/fail-build', '')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout).toBe(1)
+    expect(gate.stdout).toMatch(/build\s+failed/)
+  })
+
+  it('a function check whose closure the change weakened is not approved, though its source text is the same', async () => {
+    const p = repository()
+    p.write('verify.config.ts', gated(5))
+    p.write('cov.txt', '9')
+    p.git('checkout', '-q', 'main')
+    p.git('add', '-A')
+    p.git(...COMMIT, 'coverage gate at 5')
+    p.git('checkout', '-q', '-B', 'change')
+    p.write('verify.config.ts', gated(0))
+    p.write('cov.txt', '1')
+    p.git(...COMMIT, 'lower the bar', '-a')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout).toBe(3)
+    expect(gate.stdout).toMatch(/coverage\s+stale — the check's definition changed/)
+  })
+
+  it('a change that removes a check from its own config is not approved', async () => {
+    const p = repository()
+    p.write('verify.config.ts', TRUSTED.replace(/\n\s+test: .*\n/, '\n'))
+    p.git(...COMMIT, 'drop test', '-a')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main', '--json'])
+    expect(gate.code).toBe(3)
+    const json = JSON.parse(gate.stdout) as { checks: { id: string; valid: boolean }[] }
+    expect(json.checks.find((c) => c.id === 'test')?.valid).toBe(false)
+  })
+
+  it('verify merge --protocol-from judges the shards against the trusted protocol', async () => {
+    const p = repository()
+    p.write('verify.config.ts', TRUSTED.replace("'sh bin/count.sh'", "'true'"))
+    p.git(...COMMIT, 'weaken build', '-a')
+    for (const i of [1, 2]) expect((await verifyInProcess(p, ['run', '--shard', `${i}/2`, '--evidence', `.verify/s${i}.json`])).code).toBe(0)
+    const plain = await verifyInProcess(p, ['merge', '.verify/s1.json', '.verify/s2.json', '--evidence', '.verify/m.json'])
+    expect(plain.code, plain.stdout + plain.stderr).toBe(0)
+    const gate = await verifyInProcess(p, ['merge', '.verify/s1.json', '.verify/s2.json', '--evidence', '.verify/m.json', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout + gate.stderr).toBe(3)
+  })
+})

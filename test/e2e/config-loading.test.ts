@@ -1,0 +1,78 @@
+// Loading a config can neither end verify nor hang it (SPEC §3.1, §6.2): process.exit in a config or a preset, a
+// top-level await that never settles, a throw from a timer — each is a config error, exit 2, naming the file, within a
+// time limit (VERIFY_CONFIG_TIMEOUT). Spawns the built CLI on fixtures/config-loading.
+import { existsSync } from 'node:fs'
+import { afterAll, describe, expect, test } from 'vitest'
+import { cleanup, diagnose, fixture, sandbox, STACK_LINE, survivors } from '../helpers/cli.js'
+import { processesWithEnv } from '../helpers/scenario.js'
+
+afterAll(cleanup)
+
+const LOADING = fixture('config-loading')
+const config = (name: string) => ['--config', `${LOADING}/${name}`]
+
+describe('a config cannot end verify', () => {
+  test.each([
+    ['exit-zero.config.mjs', 'exit-zero.config.mjs'],
+    ['caught-exit.config.mjs', 'caught-exit.config.mjs'],
+    ['exit-from-timer.config.mjs', 'exit-from-timer.config.mjs'],
+    ['exit-in-preset.config.mjs', 'presets/exit-zero.mjs'],
+  ])('process.exit(0) while %s loads is a config error naming %s (exit 2), nothing runs', async (name, named) => {
+    const box = sandbox()
+    const result = await box.run(config(name))
+    expect(result.killedByTest).toBe(false)
+    expect(result.code, diagnose(result)).toBe(2)
+    expect(result.stderr).toContain(named)
+    expect(result.stderr).toMatch(/process\.exit\(0\)/)
+    expect(result.stderr).not.toMatch(STACK_LINE)
+    expect(existsSync(box.evidencePath)).toBe(false)
+  })
+
+  test('process.exit(0) from a config’s timer after loading, while checks run, never exits 0', async () => {
+    const box = sandbox()
+    const result = await box.run(config('exit-after-load.config.mjs'))
+    expect(result.killedByTest).toBe(false)
+    expect(result.code, diagnose(result)).not.toBe(0)
+    expect(result.stderr).toMatch(/process\.exit|ended/)
+    // The check that was running when the config ended verify went with it.
+    expect(await survivors(processesWithEnv('E2E_TMP', box.dir))).toEqual([])
+  })
+})
+
+describe('a config cannot hang verify', () => {
+  test.each(['never-settles.config.mjs', 'never-settles-timer.config.mjs'])('%s: exit 2 at the load time limit, naming the file', async (name) => {
+    const box = sandbox()
+    const result = await box.run(config(name), { env: { VERIFY_CONFIG_TIMEOUT: '1s' }, timeoutMs: 15_000 })
+    expect(result.killedByTest).toBe(false)
+    expect(result.code, diagnose(result)).toBe(2)
+    expect(result.stderr).toContain(name)
+    expect(result.stderr).toMatch(/did not finish loading within 1s/)
+    expect(result.stderr).toContain('VERIFY_CONFIG_TIMEOUT')
+    expect(result.stderr).not.toMatch(STACK_LINE)
+    expect(result.durationMs).toBeLessThan(8000)
+  })
+
+  test('an invalid VERIFY_CONFIG_TIMEOUT is a usage error naming the variable', async () => {
+    const box = sandbox()
+    const result = await box.run(config('live-timer.config.mjs'), { env: { VERIFY_CONFIG_TIMEOUT: 'soon' } })
+    expect(result.code, diagnose(result)).toBe(2)
+    expect(result.stderr).toMatch(/VERIFY_CONFIG_TIMEOUT.*soon/)
+  })
+
+  test('a throw from a timer of the config while it loads is a config error, not a crash', async () => {
+    const box = sandbox()
+    const result = await box.run(config('throws-from-timer.config.mjs'))
+    expect(result.code, diagnose(result)).toBe(2)
+    expect(result.stderr).toContain('throws-from-timer.config.mjs')
+    expect(result.stderr).toContain('thrown by a timer of the config')
+    expect(result.stderr).not.toMatch(STACK_LINE)
+  })
+
+  test('a live timer left by the config does not keep verify alive once it is done', async () => {
+    const box = sandbox()
+    const result = await box.run(config('live-timer.config.mjs'), { timeoutMs: 15_000 })
+    expect(result.killedByTest).toBe(false)
+    expect(result.code, diagnose(result)).toBe(0)
+    expect(box.check('ok').status).toBe('passed')
+  })
+})

@@ -1,0 +1,172 @@
+// Results are never lost to the place they are written (issue 9 item 7, SPEC §5). A location that cannot hold the
+// evidence or the logs — a file where a folder must be, /proc, /sys, a full disk — is refused before anything runs
+// (exit 2, one paragraph naming the path). A disk that fills during the run costs log bytes, never the results:
+// the evidence is written (the log marked truncated, a warning) and the exit code is the verdict's; when even the
+// evidence cannot be written, the results are printed, then the error, exit 2. Never a stack trace, never a hang.
+import { execFileSync, spawn } from 'node:child_process'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { cleanup, diagnose, runCli, STACK_LINE, type CliResult } from '../helpers/cli.js'
+import { MIB, PROJECT } from '../helpers/scenario.js'
+
+const work = mkdtempSync(join(tmpdir(), 'verify-location-'))
+afterAll(async () => {
+  await cleanup()
+  rmSync(work, { recursive: true, force: true })
+})
+
+/** Runs the reliability project with the given evidence path; the marker check proves whether anything ran. */
+function verify(protocol: string, evidence: string, env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli([protocol, '--evidence', evidence, '--no-color'], { cwd: PROJECT, env: { E2E_TMP: work, ...env }, timeoutMs: 20_000 })
+}
+
+function expectRefusedBeforeRunning(result: CliResult, path: string, advice: RegExp): void {
+  expect(result.code, diagnose(result)).toBe(2)
+  expect(result.killedByTest).toBe(false)
+  expect(result.stderr).toContain(path)
+  expect(result.stderr).toMatch(advice)
+  expect(result.stderr).toMatch(/Nothing was run/)
+  expect(result.stderr.trim().split('\n')).toHaveLength(1)
+  expect(`${result.stdout}${result.stderr}`).not.toMatch(STACK_LINE)
+  expect(existsSync(join(work, 'marker.ran'))).toBe(false)
+}
+
+describe('an evidence location that cannot be written is refused before anything runs', { timeout: 30_000 }, () => {
+  it('the evidence folder is a regular file (`.verify` a file)', async () => {
+    const blocker = join(work, 'dot-verify')
+    writeFileSync(blocker, 'not a folder\n')
+    const result = await verify('marker', join(blocker, 'evidence.json'))
+    expectRefusedBeforeRunning(result, blocker, /is a file, not a folder.*remove or rename it/)
+  })
+
+  it('the logs folder is a regular file', async () => {
+    mkdirSync(join(work, 'ev-logs'), { recursive: true })
+    writeFileSync(join(work, 'ev-logs', 'logs'), '')
+    const result = await verify('marker', join(work, 'ev-logs', 'evidence.json'))
+    expectRefusedBeforeRunning(result, join(work, 'ev-logs', 'logs'), /is a file, not a folder/)
+  })
+
+  it.each(['/proc/x.json', '/proc/verify-test/deep/x.json', '/sys/x.json'])('a special file system: %s (no spin, no hang)', async (evidence) => {
+    const started = performance.now()
+    const result = await verify('marker', evidence)
+    expect(performance.now() - started).toBeLessThan(15_000)
+    expectRefusedBeforeRunning(result, evidence, /ordinary disk|not permitted|cannot/)
+  })
+
+  it('the evidence path is a folder', async () => {
+    const folder = join(work, 'a-folder.json')
+    mkdirSync(folder, { recursive: true })
+    const result = await verify('marker', folder)
+    expect(result.code, diagnose(result)).toBe(2)
+    expect(result.stderr).toMatch(/is not a file/)
+    expect(existsSync(join(work, 'marker.ran'))).toBe(false)
+  })
+})
+
+/** A fresh evidence path under the work folder. */
+const freshEvidence = () => join(work, 'reports', `evidence-${Math.random().toString(36).slice(2)}.json`)
+
+describe('a report file that cannot be written is refused before anything runs', { timeout: 30_000 }, () => {
+
+  it.each([
+    ['a file where its folder must be', () => {
+      writeFileSync(join(work, 'report-blocker'), 'not a folder\n')
+      return join(work, 'report-blocker', 'junit.xml')
+    }, /is a file, not a folder/],
+    ['a folder where the file must be', () => {
+      mkdirSync(join(work, 'report-folder.xml'), { recursive: true })
+      return join(work, 'report-folder.xml')
+    }, /is not a file but a folder/],
+    ['a special file system', () => '/proc/verify-report/junit.xml', /ordinary disk|not permitted|cannot/],
+  ])('--reporter junit=<%s>: exit 2, naming the report and the reporter', async (_what, place, advice) => {
+    const report = place()
+    const result = await runCli(['marker', '--evidence', freshEvidence(), '--no-color', '--reporter', 'default', '--reporter', `junit=${report}`], { cwd: PROJECT, env: { E2E_TMP: work }, timeoutMs: 20_000 })
+    expectRefusedBeforeRunning(result, report, advice)
+    expect(result.stderr).toMatch(/junit/)
+  })
+})
+
+describe('output that cannot be written', { timeout: 30_000 }, () => {
+  it('stdout to /dev/full: one error line, the evidence still written, the verdict exit code', async () => {
+    const evidence = join(work, 'dev-full', 'evidence.json')
+    const full = openSync('/dev/full', 'w')
+    const child = spawn(process.execPath, [join(PROJECT, '..', '..', 'bin', 'verify.mjs'), 'marker', '--evidence', evidence, '--no-color'], {
+      cwd: PROJECT,
+      env: { ...process.env, E2E_TMP: join(work, 'dev-full') },
+      stdio: ['ignore', full, 'pipe'],
+    })
+    closeSync(full)
+    let stderr = ''
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+    expect(code, stderr).toBe(0)
+    expect(stderr).toMatch(/^verify: cannot write to standard output \(ENOSPC\)/)
+    expect(stderr).not.toMatch(STACK_LINE)
+    expect(existsSync(evidence)).toBe(true)
+  })
+})
+
+// A real full disk: a 1 MiB tmpfs, where the machine lets this process mount one (root, no sandbox refusing it).
+const mountPoint = join(work, 'tmpfs')
+// Mounted while the file is collected: `skipIf` is decided then.
+const mounted = ((): boolean => {
+  mkdirSync(mountPoint, { recursive: true })
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountPoint], { stdio: 'pipe' })
+    return true
+  } catch (error) {
+    const why = String((error as { stderr?: Buffer }).stderr ?? error).trim()
+    console.warn(`evidence-location: cannot mount a tmpfs here (${why}); the full-disk path is proved in process by full-disk.test.ts`)
+    return false
+  }
+})()
+afterAll(() => {
+  if (mounted) execFileSync('umount', ['-l', mountPoint])
+})
+
+function emptyDisk(): void {
+  for (const name of ['ev', 'filler']) rmSync(join(mountPoint, name), { recursive: true, force: true })
+}
+
+describe('a full disk (1 MiB tmpfs)', { timeout: 30_000 }, () => {
+  it.skipIf(!mounted)('full before the run: refused, nothing run', async () => {
+    emptyDisk()
+    mkdirSync(join(mountPoint, 'filler'))
+    try {
+      execFileSync('sh', ['-c', `head -c ${2 * MIB} /dev/zero > "${join(mountPoint, 'filler', 'zeros')}"`], { stdio: 'ignore' })
+    } catch {
+      // "No space left on device": the point.
+    }
+    const result = await verify('marker', join(mountPoint, 'ev', 'evidence.json'))
+    expectRefusedBeforeRunning(result, join(mountPoint, 'ev'), /ENOSPC.*the device is full/)
+  })
+
+  it.skipIf(!mounted)('filled by a log during the run: evidence written, log marked truncated, a warning, exit 0', async () => {
+    emptyDisk()
+    const evidence = join(mountPoint, 'ev', 'evidence.json')
+    const result = await verify('disk', evidence)
+    expect(result.code, diagnose(result)).toBe(0)
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(STACK_LINE)
+    const file = JSON.parse(readFileSync(evidence, 'utf8'))
+    const check = file.checks[0]
+    expect(check.status).toBe('passed')
+    expect(check.evidence.output.bytes).toBe(4 * MIB)
+    expect(check.evidence.output.logTruncated).toMatch(/ENOSPC|device was full/)
+    expect(file.summary.verdict).toBe('approved')
+    expect(file.summary.warnings.join('\n')).toMatch(/log of "loud"/)
+    expect(result.stdout).toMatch(/log of "loud"/)
+  })
+
+  it.skipIf(!mounted)('filled by a check: the results are printed, then one error, exit 2', async () => {
+    emptyDisk()
+    mkdirSync(join(mountPoint, 'filler'))
+    const result = await verify('disk-filler', join(mountPoint, 'ev', 'evidence.json'), { FILL_FILE: join(mountPoint, 'filler', 'zeros') })
+    expect(result.code, diagnose(result)).toBe(2)
+    expect(result.stdout).toMatch(/1 passed/)
+    expect(result.stdout).toMatch(/Verdict\s+APPROVED/)
+    expect(result.stderr).toMatch(/^verify: cannot write the evidence at .*ENOSPC.*the results above are not saved; free some space/)
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(STACK_LINE)
+  })
+})

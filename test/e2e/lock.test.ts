@@ -1,0 +1,142 @@
+// Reliability: concurrent runs on one evidence file (SPEC §4 "one run at a time per evidence file"). A second writer
+// is refused with who holds the lock and since when (exit 2), or waits with --wait; a lock left by a dead run is
+// taken over; the lock is released on every way out; reading commands do not take it.
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { afterAll, describe, expect, test } from 'vitest'
+import { startTimeOf } from '../../src/runner/procfs.js'
+import { cleanup, diagnose, fixture, runCli, sandbox, waitForFile } from '../helpers/cli.js'
+
+afterAll(cleanup)
+
+const LOCK = fixture('lock')
+
+/** A pid that belonged to a process which has exited (and been reaped). */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' })
+  await new Promise((resolve) => child.once('close', resolve))
+  return child.pid as number
+}
+
+describe('one run at a time per evidence file', () => {
+  test('while a run holds the evidence, two more runs are refused at once naming the holder; the evidence and logs stay the first run\'s', async () => {
+    const box = sandbox()
+    const first = box.start(['hold', '--cwd', LOCK])
+    await waitForFile(box.path('holder.started'))
+    const [second, third] = await Promise.all([box.run(['hold', '--cwd', LOCK]), box.run(['hold', '--cwd', LOCK])])
+    for (const refused of [second, third]) {
+      expect(refused.code, diagnose(refused)).toBe(2)
+      expect(refused.stderr).toContain(`is in use by another run: pid ${first.child.pid}`)
+      expect(refused.stderr).toMatch(/`verify run hold`\), since \d{4}-\d\d-\d\dT/)
+      expect(refused.stderr).toContain('--wait')
+      expect(refused.durationMs).toBeLessThan(5000)
+    }
+    writeFileSync(box.path('go'), '')
+    const result = await first.done
+    expect(result.code, diagnose(result)).toBe(0)
+    const file = box.evidence()
+    const startedBy = readFileSync(box.path('holder.started'), 'utf8').trim()
+    expect(startedBy).toBe(`run ${file.runId}`)
+    expect(readFileSync(`${box.logDir}/hold.log`, 'utf8')).toContain('found')
+    expect(existsSync(`${box.evidencePath}.lock`)).toBe(false)
+  })
+
+  test('--wait queues runs one after another: none overlaps, each run\'s evidence matches its own log', async () => {
+    const box = sandbox()
+    const runs = [0, 1, 2].map(() => box.run(['timed', '--cwd', LOCK, '--wait'], { timeoutMs: 30_000 }))
+    const results = await Promise.all(runs)
+    for (const result of results) expect(result.code, diagnose(result)).toBe(0)
+    expect(results.filter((r) => r.stderr.includes('waiting for the run that holds')).length).toBeGreaterThanOrEqual(1)
+    const intervals = readFileSync(box.path('intervals'), 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number)).toSorted((a, b) => (a[0] as number) - (b[0] as number))
+    expect(intervals).toHaveLength(3)
+    for (let i = 1; i < intervals.length; i++) expect(intervals[i]?.[0]).toBeGreaterThanOrEqual(intervals[i - 1]?.[1] as number)
+    const file = box.evidence()
+    expect(box.check('timed').evidence?.output.text).toBe(`run ${file.runId}\n`)
+    expect(readFileSync(`${box.logDir}/timed.log`, 'utf8')).toBe(`run ${file.runId}\n`)
+  })
+
+  test('--wait=<duration> gives up after that long with exit 2', async () => {
+    const box = sandbox()
+    const first = box.start(['hold', '--cwd', LOCK])
+    await waitForFile(box.path('holder.started'))
+    const waited = await box.run(['hold', '--cwd', LOCK, '--wait=700ms'])
+    expect(waited.code, diagnose(waited)).toBe(2)
+    expect(waited.stderr).toContain('waiting for the run that holds')
+    expect(waited.stderr).toContain(`pid ${first.child.pid}`)
+    expect(waited.durationMs).toBeGreaterThanOrEqual(700)
+    expect(waited.durationMs).toBeLessThan(6000)
+    const bad = await box.run(['hold', '--cwd', LOCK, '--wait=soon'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--wait expects a duration')
+    writeFileSync(box.path('go'), '')
+    expect((await first.done).code).toBe(0)
+  })
+
+  test('a lock left by a dead run, or by a pid now used by another process, is taken over with a note', async () => {
+    for (const holder of [
+      { pid: await deadPid(), startTime: '1' },
+      // Our own pid is alive, but its start time is not the one recorded: a reused pid, not the holder.
+      { pid: process.pid, startTime: '1' },
+    ]) {
+      const box = sandbox()
+      writeFileSync(`${box.evidencePath}.lock`, JSON.stringify({ ...holder, hostname: hostname(), command: 'verify run', since: '2026-01-01T00:00:00.000Z' }))
+      const result = await box.run(['timed', '--cwd', LOCK])
+      expect(result.code, diagnose(result)).toBe(0)
+      expect(box.evidence().summary.warnings[0]).toContain(`Took over the lock of ${box.evidencePath}: the run that held it (pid ${holder.pid}`)
+      expect(existsSync(`${box.evidencePath}.lock`)).toBe(false)
+    }
+  })
+
+  test('a lock whose holder is alive is respected, on this machine and on another', async () => {
+    const box = sandbox()
+    const live = { pid: process.pid, startTime: startTimeOf(process.pid), hostname: hostname(), command: 'verify run', since: new Date().toISOString() }
+    writeFileSync(`${box.evidencePath}.lock`, JSON.stringify(live))
+    const here = await box.run(['timed', '--cwd', LOCK])
+    expect(here.code, diagnose(here)).toBe(2)
+    expect(here.stderr).toContain(`pid ${process.pid}`)
+    writeFileSync(`${box.evidencePath}.lock`, JSON.stringify({ ...live, pid: 999_999, hostname: 'build-agent-7' }))
+    const elsewhere = await box.run(['timed', '--cwd', LOCK])
+    expect(elsewhere.code).toBe(2)
+    expect(elsewhere.stderr).toContain('pid 999999 on build-agent-7')
+    expect(elsewhere.stderr).toContain('If that run is gone, remove')
+    expect(existsSync(box.path('intervals'))).toBe(false)
+  })
+
+  test('approve and merge take the lock too; check, which only reads, does not', async () => {
+    const shard = sandbox()
+    expect((await shard.run(['timed', '--shard', '1/1', '--cwd', LOCK])).code).toBe(0)
+    const box = sandbox()
+    const first = box.start(['hold', '--cwd', LOCK])
+    await waitForFile(box.path('holder.started'))
+    const approveArgs = ['approve', 'review', '--protocol', 'manual', '--by', 'Ann', '--cwd', LOCK, '--evidence', box.evidencePath]
+    const approve = await runCli(approveArgs)
+    expect(approve.code, diagnose(approve)).toBe(2)
+    expect(approve.stderr).toContain(`pid ${first.child.pid}`)
+    expect(existsSync(box.path('approvals.json'))).toBe(false)
+    const merge = await box.run(['merge', shard.evidencePath, '--cwd', LOCK])
+    expect(merge.code, diagnose(merge)).toBe(2)
+    expect(merge.stderr).toContain(`pid ${first.child.pid}`)
+    const check = await box.run(['check', 'hold', '--cwd', LOCK])
+    expect(check.stderr).not.toContain('in use by another run')
+    expect(check.code).toBe(3)
+    writeFileSync(box.path('go'), '')
+    expect((await first.done).code).toBe(0)
+    const approved = await runCli(approveArgs)
+    expect(approved.code, diagnose(approved)).toBe(0)
+    expect(existsSync(`${box.evidencePath}.lock`)).toBe(false)
+  })
+
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    test(`the lock is released when ${signal} interrupts the run`, async () => {
+      const box = sandbox()
+      const running = box.start(['hold', '--cwd', LOCK])
+      await waitForFile(box.path('holder.started'))
+      expect(existsSync(`${box.evidencePath}.lock`)).toBe(true)
+      running.child.kill(signal)
+      const result = await running.done
+      expect(result.code, diagnose(result)).toBe({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129 }[signal])
+      expect(existsSync(`${box.evidencePath}.lock`)).toBe(false)
+    })
+  }
+})

@@ -1,0 +1,96 @@
+// Reliability: verify itself SIGKILLed mid-run (SPEC §4: "leftovers of a run that was killed are cleaned by the next
+// run"). The run keeps a registry of its live groups; the next run kills what a dead run left (by group, checking
+// start times, and by the run's environment tag), removes half-written files of dead writers, and says so — and
+// never touches a process whose pid merely matches.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { cleanup, diagnose, fixture, isAlive, sandbox, sleep, survivors, waitForFile, type Sandbox } from '../helpers/cli.js'
+import { processesWithEnv } from '../helpers/scenario.js'
+
+afterAll(cleanup)
+
+const SIGKILL = fixture('sigkill')
+
+/** Live processes started for this sandbox: every check process carries E2E_TMP=<dir> in its environment. */
+function tagged(box: Sandbox): number[] {
+  return processesWithEnv('E2E_TMP', box.dir).filter(isAlive)
+}
+
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' })
+  await new Promise((resolve) => child.once('close', resolve))
+  return child.pid as number
+}
+
+/** Files verify must not leave behind in the evidence folder: temporaries, registries, the lock. */
+function litter(box: Sandbox): string[] {
+  const runDir = box.path('run')
+  return [
+    ...readdirSync(box.dir).filter((name) => name.endsWith('.tmp') || name.endsWith('.lock')),
+    ...(existsSync(runDir) ? readdirSync(runDir).map((name) => `run/${name}`) : []),
+  ]
+}
+
+describe('after verify is SIGKILLed', () => {
+  test('the next run kills the processes it left (trees, an escapee, a background sleep), removes its temp files and says so', async () => {
+    const box = sandbox()
+    const killed = box.start(['busy', '--cwd', SIGKILL])
+    for (const name of ['tree.pids', 'escape.pid', 'background.pids']) await waitForFile(box.path(name))
+    killed.child.kill('SIGKILL')
+    await killed.done
+    // What today's SIGKILL leaves: the whole of the run, re-parented, and the lock and registry on disk.
+    const orphans = tagged(box)
+    expect(orphans.length).toBeGreaterThanOrEqual(5)
+    const deadWriter = await deadPid()
+    writeFileSync(join(box.dir, `evidence.json.${deadWriter}.0123456789ab.tmp`), '{"schemaVersion": 1, "che')
+    writeFileSync(join(box.dir, `approvals.json.${deadWriter}.ba9876543210.tmp`), '')
+    // A live writer's temporary file is not litter.
+    writeFileSync(join(box.dir, `evidence.json.${process.pid}.aaaaaaaaaaaa.tmp`), '')
+
+    const next = await box.run(['quick', '--cwd', SIGKILL])
+    expect(next.code, diagnose(next)).toBe(0)
+    expect(await survivors(orphans, 1000)).toEqual([])
+    expect(tagged(box)).toEqual([])
+    const warnings = box.evidence().summary.warnings.join('\n')
+    expect(warnings).toContain(`Took over the lock of ${box.evidencePath}: the run that held it (pid ${killed.child.pid}`)
+    expect(warnings).toMatch(/An earlier run was killed before it could clean up \(one run\): killed \d+ leftover processes/)
+    expect(warnings).toContain(`removed 2 half-written files (`)
+    expect(litter(box)).toEqual([`evidence.json.${process.pid}.aaaaaaaaaaaa.tmp`])
+  })
+
+  test('a pid in a dead run\'s registry that now belongs to another process (other start time) is left alone', async () => {
+    const box = sandbox()
+    const decoy = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' })
+    try {
+      mkdirSync(box.path('run'), { recursive: true })
+      const record = { runId: 'dead-run', pid: await deadPid(), startTime: '1', hostname: hostname(), startedAt: new Date().toISOString(), groups: [{ pgid: decoy.pid, startTime: '1' }] }
+      writeFileSync(box.path('run/dead-run.json'), JSON.stringify(record))
+      const next = await box.run(['quick', '--cwd', SIGKILL])
+      expect(next.code, diagnose(next)).toBe(0)
+      expect(isAlive(decoy.pid as number)).toBe(true)
+      expect(litter(box)).toEqual([])
+    } finally {
+      decoy.kill('SIGKILL')
+    }
+  })
+
+  test('SIGKILL at random moments, many times: each next run cleans up, and in the end nothing is left', async () => {
+    const box = sandbox()
+    for (let round = 0; round < 8; round++) {
+      const run = box.start(['busy', '--cwd', SIGKILL])
+      await sleep(150 + Math.floor(Math.random() * 1200))
+      run.child.kill('SIGKILL')
+      await run.done
+    }
+    const last = await box.run(['quick', '--cwd', SIGKILL])
+    expect(last.code, diagnose(last)).toBe(0)
+    await sleep(200)
+    expect(tagged(box)).toEqual([])
+    expect(litter(box)).toEqual([])
+    // Whatever moment the kill came at, the evidence file is whole.
+    expect(() => JSON.parse(readFileSync(box.evidencePath, 'utf8'))).not.toThrow()
+  }, 60_000)
+})

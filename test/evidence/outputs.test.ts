@@ -1,0 +1,127 @@
+// What verify itself writes never makes its own evidence stale (SPEC §7): reporter outputs, evidence files of
+// shards run in the checkout, logs beside them. A tracked file is never left out, and a recorded output counts as
+// code again once its content is not what verify wrote. fixtures/validity-git: `build` is bound to the workspace,
+// `docs` to docs/** only.
+import { createHash } from 'node:crypto'
+import { afterAll, describe, expect, it } from 'vitest'
+import { cleanup, diagnose } from '../helpers/cli.js'
+import { checkLine, editEvidence, project, removeProjects } from '../helpers/project.js'
+
+afterAll(async () => {
+  await cleanup()
+  removeProjects()
+})
+
+const sha256 = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`
+
+describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () => {
+  it('`--reporter junit=reports/junit.xml` leaves the evidence valid for check and --reuse; editing the report does not', async () => {
+    const p = project('validity-git', { git: true })
+    const run = await p.verify('run', ['--reporter', 'junit=reports/junit.xml'])
+    expect(run.code, diagnose(run)).toBe(0)
+    expect(p.read('reports/junit.xml')).toContain('<testsuites')
+    expect(p.git('status', '--porcelain')).toContain('?? reports/')
+    expect(p.evidence().workspace.outputs).toEqual([{ path: '../reports/junit.xml', sha256: sha256(p.read('reports/junit.xml')) }])
+    const check = await p.verify('check')
+    expect(check.code, diagnose(check)).toBe(0)
+    const reuse = await p.verify('run', ['--reuse', '--reporter', 'junit=reports/junit.xml'])
+    expect(reuse.code, diagnose(reuse)).toBe(0)
+    expect(p.executions()).toHaveLength(2)
+    // A later run without the flag still knows the report from the evidence, while it holds what verify wrote.
+    const plain = await p.verify('run', ['--reuse'])
+    expect(plain.code, diagnose(plain)).toBe(0)
+    expect(p.executions()).toHaveLength(2)
+    expect((await p.verify('check')).code).toBe(0)
+
+    p.write('reports/junit.xml', `${p.read('reports/junit.xml')}<!-- edited -->\n`)
+    const edited = await p.verify('check')
+    expect(edited.code, diagnose(edited)).toBe(3)
+    expect(checkLine(edited.stdout, 'build')).toContain('reports/junit.xml')
+  })
+
+  it("the config's `reporters` with `file` are left out the same way", async () => {
+    const p = project('validity-git', { git: true })
+    p.write('verify.config.ts', p.read('verify.config.ts').replace("timeout: '20s',", "timeout: '20s',\n  reporters: ['default', ['junit', { file: 'out/junit.xml' }], ['json', { file: 'out/copy.json' }]],"))
+    p.git('add', '-A')
+    p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'reporters')
+    const run = await p.verify('run')
+    expect(run.code, diagnose(run)).toBe(0)
+    // The json reporter's file is a copy of the evidence: recorded without a hash, recognised as evidence of this run.
+    expect(p.evidence().workspace.outputs?.toSorted((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: '../out/copy.json' },
+      { path: '../out/junit.xml', sha256: sha256(p.read('out/junit.xml')) },
+    ])
+    const check = await p.verify('check')
+    expect(check.code, diagnose(check)).toBe(0)
+    p.write('out/copy.json', p.read('out/copy.json').replace(/"runId": "[^"]+"/, '"runId": "another run"'))
+    const edited = await p.verify('check')
+    expect(edited.code, diagnose(edited)).toBe(3)
+    expect(checkLine(edited.stdout, 'build')).toContain('out/copy.json')
+  })
+
+  it('two shards written into the checkout merge, and the merged evidence checks valid', async () => {
+    const p = project('validity-git', { git: true })
+    for (const i of [1, 2]) {
+      const shard = await p.verify('run', ['--shard', `${i}/2`, '--evidence', `shard-${i}.json`])
+      expect(shard.code, diagnose(shard)).toBe(0)
+    }
+    expect(p.git('status', '--porcelain')).toMatch(/\?\? shard-1\.json/)
+    const [one, two] = [1, 2].map((i) => JSON.parse(p.read(`shard-${i}.json`)) as { workspace: { fingerprint: string } })
+    expect(two?.workspace.fingerprint).toBe(one?.workspace.fingerprint)
+    for (const i of [1, 2]) expect((await p.verify('check', ['--evidence', `shard-${i}.json`])).code).toBe(3) // a shard alone is incomplete
+    const merged = await p.verify('merge', ['shard-1.json', 'shard-2.json'])
+    expect(merged.code, diagnose(merged)).toBe(0)
+    const check = await p.verify('check')
+    expect(check.code, diagnose(check)).toBe(0)
+    const beside = await p.verify('merge', ['shard-1.json', 'shard-2.json', '--evidence', 'merged.json'])
+    expect(beside.code, diagnose(beside)).toBe(0)
+    expect((await p.verify('check', ['--evidence', 'merged.json'])).code).toBe(0)
+    // The shards' files are outputs only while they hold what verify wrote.
+    p.write('shard-1.json', `${p.read('shard-1.json')} `)
+    expect((await p.verify('check')).code).toBe(3)
+  })
+
+  it('an evidence file cannot make verify leave out a tracked file, or an untracked one whose content changed', async () => {
+    const p = project('validity-git', { git: true })
+    const run = await p.verify('run')
+    expect(run.code, diagnose(run)).toBe(0)
+    p.write('src/app.ts', 'export const app = "changed after the run"\n')
+    p.write('src/extra.test.ts', 'throw new Error("a new failing test")\n')
+    editEvidence(p, (file) => {
+      file.workspace.outputs = [
+        { path: '../src/app.ts', sha256: sha256(p.read('src/app.ts')) },
+        { path: '../src/extra.test.ts', sha256: sha256('what verify wrote') },
+      ]
+    })
+    const check = await p.verify('check')
+    expect(check.code, diagnose(check)).toBe(3)
+    expect(checkLine(check.stdout, 'build')).toContain('src/app.ts')
+    expect(checkLine(check.stdout, 'build')).toContain('src/extra.test.ts')
+  })
+
+  it('with a signing key, the evidence that records the reports is signed and passes --require-signature', async () => {
+    const p = project('validity-git', { git: true })
+    const key = { VERIFY_SIGNING_KEY: 'outputs-test-key' }
+    const run = await p.verify('run', ['--reporter', 'default', '--reporter', 'junit=reports/junit.xml'], { env: key })
+    expect(run.code, diagnose(run)).toBe(0)
+    expect(p.evidence().workspace.outputs).toHaveLength(1)
+    const check = await p.verify('check', ['--require-signature'], { env: key })
+    expect(check.code, diagnose(check)).toBe(0)
+  })
+
+  it('with a signing key, outputs listed in an unsigned evidence file are not honoured by --reuse', async () => {
+    const p = project('validity-git', { git: true })
+    const key = { VERIFY_SIGNING_KEY: 'outputs-test-key' }
+    const run = await p.verify('run', [], { env: key })
+    expect(run.code, diagnose(run)).toBe(0)
+    p.write('src/extra.ts', 'export const extra = 1\n')
+    editEvidence(p, (file) => {
+      file.workspace.outputs = [{ path: '../src/extra.ts', sha256: sha256(p.read('src/extra.ts')) }]
+      delete file.signature
+    })
+    const reuse = await p.verify('run', ['--reuse'], { env: key })
+    expect(reuse.code, diagnose(reuse)).toBe(0)
+    expect(p.executions().toSorted()).toEqual(['build', 'build', 'docs', 'docs'])
+    expect(p.evidence().workspace.outputs).toBeUndefined()
+  })
+})
