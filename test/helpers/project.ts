@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { CheckResult, Evidence, EvidenceFile } from '../../src/types.js'
+import type { CheckResult, EvidenceFile } from '../../src/types.js'
 import { fixture, readEvidence, ROOT, runCli, type CliOptions, type CliResult } from './cli.js'
 import { runCliInProcess } from './in-process.js'
 
@@ -127,24 +127,4 @@ export interface InProcessResult {
 export async function verifyInProcess(p: Project, argv: readonly string[], env: Record<string, string | undefined> = {}): Promise<InProcessResult> {
   const result = await runCliInProcess(argv, { cwd: p.dir, env: { VALIDITY_COUNTER: p.counter, VALIDITY_OUTSIDE: p.outside, ...env } })
   return { code: result.code ?? 1, stdout: result.stdout, stderr: result.stderr }
-}
-
-/** A passing build record that ended at `timestamp`, with `patch` applied: input for the acceptance rule's unit tests. */
-export function buildRecord(timestamp: string, patch: Partial<Evidence> = {}): Evidence {
-  return {
-    type: 'build_success',
-    passed: true,
-    command: 'npm run build',
-    exitCode: 0,
-    signal: null,
-    timedOut: false,
-    durationMs: 10,
-    timestamp,
-    fingerprint: 'sha256:workspace',
-    checkDigest: 'sha256:check',
-    output: { text: '', bytes: 0, truncated: false, sha256: '0'.repeat(64) },
-    error: null,
-    metadata: {},
-    ...patch,
-  }
 }

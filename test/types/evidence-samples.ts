@@ -1,6 +1,7 @@
 // Evidence as the types describe it: one well-formed file, and changes to it that the type and the schema both refuse
 // (evidence-schema.test-d.ts proves the type refuses them, evidence-schema.test.ts that the schema does).
 import type { Evidence, EvidenceFile, Summary, WrittenCheckResult } from '../../src/types.js'
+import { buildRecord } from '../helpers/evidence.js'
 
 /** Typechecks `value` as a T, as an annotated declaration would (excess fields included). */
 export function is<T>(value: T): T {
@@ -9,21 +10,7 @@ export function is<T>(value: T): T {
 
 export const SHA = 'sha256:0000000000000000000000000000000000000000000000000000000000000000'
 
-export const evidence: Evidence = {
-  type: 'build_success',
-  passed: true,
-  command: 'npm run build',
-  exitCode: 0,
-  signal: null,
-  timedOut: false,
-  durationMs: 12,
-  timestamp: '2026-11-30T12:00:03.100Z',
-  fingerprint: SHA,
-  checkDigest: SHA,
-  output: { text: '', bytes: 0, truncated: false, sha256: '0'.repeat(64) },
-  error: null,
-  metadata: {},
-}
+export const evidence: Evidence = buildRecord('2026-11-30T12:00:03.100Z', { durationMs: 12, fingerprint: SHA, checkDigest: SHA })
 
 export const check: WrittenCheckResult = { id: 'build', name: 'Build', evidenceType: 'build_success', required: true, status: 'passed', reason: null, evidence }
 

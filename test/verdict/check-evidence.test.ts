@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Evidence } from '../../src/types.js'
 import { checkEvidence, FUTURE_TOLERANCE_MS } from '../../src/verdict/check-evidence.js'
-import { buildRecord } from '../helpers/project.js'
+import { buildRecord } from '../helpers/evidence.js'
 
 const NOW = new Date('2026-11-30T12:00:00.000Z')
 const MAX_AGE = 5 * 60_000

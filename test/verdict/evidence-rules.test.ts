@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { checkEvidence } from '../../src/verdict/check-evidence.js'
 import { EVIDENCE_RULES } from '../../src/verdict/evidence-rules.js'
-import { buildRecord } from '../helpers/project.js'
+import { buildRecord } from '../helpers/evidence.js'
 
 const NOW = new Date('2026-12-01T12:00:00.000Z')
 const recent = new Date(NOW.getTime() - 60_000).toISOString()

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { checkEvidence, FUTURE_TOLERANCE_MS } from '../../src/verdict/check-evidence.js'
 import type { Evidence } from '../../src/types.js'
 import { cleanup } from '../helpers/cli.js'
-import { buildRecord, project, removeProjects, verifyInProcess } from '../helpers/project.js'
+import { buildRecord } from '../helpers/evidence.js'
+import { project, removeProjects, verifyInProcess } from '../helpers/project.js'
 
 afterAll(async () => {
   await cleanup()

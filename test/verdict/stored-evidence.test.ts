@@ -12,7 +12,7 @@ import type { CheckResult, Evidence, EvidenceFile, ResolvedCheck, ResolvedProtoc
 import { checkEvidence, FUTURE_TOLERANCE_MS } from '../../src/verdict/check-evidence.js'
 import { checkFingerprint } from '../../src/evidence/binding.js'
 import { judgeStoredEvidence } from '../../src/verdict/validate.js'
-import { buildRecord } from '../helpers/project.js'
+import { buildRecord } from '../helpers/evidence.js'
 
 const NOW = new Date('2026-11-30T12:00:00.000Z')
 const MINUTE = 60_000
