@@ -90,7 +90,10 @@ try {
 
   const cold = await time(() => workspaceFingerprint(root))
   const status = () => execFileAsync('git', ['status', '--porcelain'], { cwd: root, env, maxBuffer: 1 << 28 })
-  const { wall: [warm, statusTime], cpu: [warmCpu, statusCpu] } = await interleaved(() => workspaceFingerprint(root), status)
+  const {
+    wall: [warm, statusTime],
+    cpu: [warmCpu, statusCpu],
+  } = await interleaved(() => workspaceFingerprint(root), status)
   const info = await workspaceFingerprint(root)
   const inputs = await median(() => inputsFingerprint(root, ['pkg3/**'], info))
   console.log(`workspaceFingerprint cold (first call in process): ${ms(cold)}`)

@@ -27,7 +27,11 @@ function project(count, entry) {
 function time(dir) {
   const evidence = join(dir, 'evidence.json')
   const start = process.hrtime.bigint()
-  const result = spawnSync(process.execPath, [BIN, 'run', '--sequential', '--no-interactive', '--evidence', evidence], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: '1', NO_COLOR: '1' } })
+  const result = spawnSync(process.execPath, [BIN, 'run', '--sequential', '--no-interactive', '--evidence', evidence], {
+    cwd: dir,
+    stdio: 'ignore',
+    env: { ...process.env, CI: '1', NO_COLOR: '1' },
+  })
   const ms = Number(process.hrtime.bigint() - start) / 1e6
   if (result.status !== 0) throw new Error(`verify exited ${result.status} in ${dir}`)
   const recorded = JSON.parse(readFileSync(evidence, 'utf8')).checks.map((c) => c.evidence.durationMs)
@@ -52,7 +56,9 @@ try {
     samples.recorded.push(...f.recorded)
   }
   const perCheck = (median(samples.functions) - median(samples.commands)) / N
-  console.log(`machine: ${process.platform} ${process.arch}, node ${process.version}, ${ROUNDS} rounds, medians, load ${(await import('node:os')).loadavg()[0].toFixed(1)}`)
+  console.log(
+    `machine: ${process.platform} ${process.arch}, node ${process.version}, ${ROUNDS} rounds, medians, load ${(await import('node:os')).loadavg()[0].toFixed(1)}`,
+  )
   console.log(`${N} function checks, sequential: ${median(samples.functions).toFixed(0)} ms`)
   console.log(`${N} commands \`true\`, sequential: ${median(samples.commands).toFixed(0)} ms`)
   console.log(`extra cost of a function check over a command: ${perCheck.toFixed(0)} ms`)

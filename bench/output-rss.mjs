@@ -67,9 +67,7 @@ async function withTime() {
 async function withProc() {
   const [file, ...rest] = command
   const stdio = ['ignore', 'inherit', 'inherit']
-  const child = shell
-    ? spawn(command[0] ?? '', { cwd: root, stdio, shell: true })
-    : spawn(file ?? '', rest, { cwd: root, stdio })
+  const child = shell ? spawn(command[0] ?? '', { cwd: root, stdio, shell: true }) : spawn(file ?? '', rest, { cwd: root, stdio })
   const exited = exit(child)
   let peakKiB = null
   const sample = () => {

@@ -75,7 +75,12 @@ try {
   if (values.peers) {
     installPeers()
     contenders.push([`lefthook 2 (${N} commands)`, join(PEERS, 'node_modules', '.bin', 'lefthook'), ['run', 'bench', '--no-auto-install'], dir])
-    contenders.push([`concurrently 9 (${N} commands)`, node, [join(PEERS, 'node_modules', 'concurrently', 'dist', 'bin', 'concurrently.js'), '--raw', ...Array(N).fill('true')], dir])
+    contenders.push([
+      `concurrently 9 (${N} commands)`,
+      node,
+      [join(PEERS, 'node_modules', 'concurrently', 'dist', 'bin', 'concurrently.js'), '--raw', ...Array(N).fill('true')],
+      dir,
+    ])
   }
   contenders.push(['verify (1 check)', node, [BIN, 'run', '--no-interactive'], one])
   contenders.push([`verify --reuse (${N} checks, unchanged)`, node, [BIN, 'run', '--reuse', '--no-interactive'], dir])

@@ -96,7 +96,13 @@ function measure(contenders, rounds) {
   const stats = new Map()
   for (const [name, xs] of samples) {
     const walls = xs.map((x) => x.wall)
-    stats.set(name, { wall: median(walls), min: Math.min(...walls), max: Math.max(...walls), cpu: median(xs.map((x) => x.cpu)), rssMiB: Math.max(...xs.map((x) => x.rssMiB)) })
+    stats.set(name, {
+      wall: median(walls),
+      min: Math.min(...walls),
+      max: Math.max(...walls),
+      cpu: median(xs.map((x) => x.cpu)),
+      rssMiB: Math.max(...xs.map((x) => x.rssMiB)),
+    })
   }
   return stats
 }
@@ -112,7 +118,9 @@ function table(headers, rows) {
 
 function machine() {
   const cpu = cpus()
-  return `${process.platform} ${process.arch}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / GIB).toFixed(0)} GiB, node ${process.version}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`
+  return `${process.platform} ${process.arch}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / GIB).toFixed(0)} GiB, node ${process.version}, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`
 }
 
 if (values.build) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
@@ -161,7 +169,14 @@ try {
     const a = s(name)
     const b = s(peer)
     const met = a.wall / b.wall <= target
-    return [what, `${ms(a.wall)} (${ms(a.min)}–${ms(a.max)})`, `${peer}: ${ms(b.wall)}`, ratio(a.wall, b.wall), TIME ? ratio(a.cpu, b.cpu) : '-', `≤ ${target}× ${met ? 'met' : 'MISSED'}`]
+    return [
+      what,
+      `${ms(a.wall)} (${ms(a.min)}–${ms(a.max)})`,
+      `${peer}: ${ms(b.wall)}`,
+      ratio(a.wall, b.wall),
+      TIME ? ratio(a.cpu, b.cpu) : '-',
+      `≤ ${target}× ${met ? 'met' : 'MISSED'}`,
+    ]
   })
   console.log(`\nmachine: ${machine()}`)
   console.log(`${ROUNDS} interleaved rounds, medians of whole processes (wall; CPU = user + sys from /usr/bin/time)\n`)
@@ -174,7 +189,13 @@ try {
   const one = scaled.get('1')
   const slopes = counts.slice(1).map((n) => {
     const t = scaled.get(`${n}`)
-    return [`${n} checks`, ms(t.wall), `${((t.wall - one.wall) / (n - 1)).toFixed(2)} ms`, TIME ? `${((t.cpu - one.cpu) / (n - 1)).toFixed(2)} ms` : '-', `${t.rssMiB.toFixed(0)} MiB`]
+    return [
+      `${n} checks`,
+      ms(t.wall),
+      `${((t.wall - one.wall) / (n - 1)).toFixed(2)} ms`,
+      TIME ? `${((t.cpu - one.cpu) / (n - 1)).toFixed(2)} ms` : '-',
+      `${t.rssMiB.toFixed(0)} MiB`,
+    ]
   })
   console.log(`\nper-check overhead (the slope from 1 check: ${ms(one.wall)}; target ≤ 2 ms, flat to 1000)\n`)
   console.log(table(['run', 'wall', 'per check (wall)', 'per check (CPU)', 'peak RSS'], slopes))
@@ -201,7 +222,13 @@ try {
       ['run', 'wall', 'vs bare', 'vs through a pipe', 'peak RSS'],
       ['verify', 'verify --reporter agent', 'bare', 'pipe'].map((name) => {
         const t = big.get(name)
-        return [name === 'bare' ? 'head … > /dev/null' : name === 'pipe' ? 'head … | cat > /dev/null' : name, ms(t.wall), ratio(t.wall, bare.wall), ratio(t.wall, pipe.wall), `${t.rssMiB.toFixed(0)} MiB`]
+        return [
+          name === 'bare' ? 'head … > /dev/null' : name === 'pipe' ? 'head … | cat > /dev/null' : name,
+          ms(t.wall),
+          ratio(t.wall, bare.wall),
+          ratio(t.wall, pipe.wall),
+          `${t.rssMiB.toFixed(0)} MiB`,
+        ]
       }),
     ),
   )

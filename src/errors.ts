@@ -1,13 +1,6 @@
 // Named errors with stable codes. Only truly unexpected conditions throw; a failing check is data.
 
-export type VerifyErrorCode =
-  | 'E_CONFIG_NOT_FOUND'
-  | 'E_CONFIG_INVALID'
-  | 'E_CONFIG_LOAD'
-  | 'E_PROTOCOL_NOT_FOUND'
-  | 'E_USAGE'
-  | 'E_EVIDENCE'
-  | 'E_WORKSPACE'
+export type VerifyErrorCode = 'E_CONFIG_NOT_FOUND' | 'E_CONFIG_INVALID' | 'E_CONFIG_LOAD' | 'E_PROTOCOL_NOT_FOUND' | 'E_USAGE' | 'E_EVIDENCE' | 'E_WORKSPACE'
 
 export class VerifyError extends Error {
   readonly code: VerifyErrorCode

@@ -3,14 +3,7 @@
 // Library code never prints and never exits: it returns values.
 
 // The DSL (verify.config.ts, presets).
-export {
-  defineCheck,
-  defineConfig,
-  defineProtocol,
-  DEFAULT_EVIDENCE_TYPE,
-  STANDARD_CHECKS,
-  STANDARD_EVIDENCE_TYPES,
-} from './config/define.js'
+export { defineCheck, defineConfig, defineProtocol, DEFAULT_EVIDENCE_TYPE, STANDARD_CHECKS, STANDARD_EVIDENCE_TYPES } from './config/define.js'
 export type {
   AllChecks,
   CheckDefinition,

@@ -36,7 +36,14 @@ function defaultApprover(cwd: string): string {
 }
 
 /** A person's approval of one check, bound to the code and the check as they are now (signed with a key). */
-async function newApproval(context: CommandContext, check: ResolvedCheck, workspace: WorkspaceInfo, by: string, note: string | null, tty: boolean): Promise<Approval> {
+async function newApproval(
+  context: CommandContext,
+  check: ResolvedCheck,
+  workspace: WorkspaceInfo,
+  by: string,
+  note: string | null,
+  tty: boolean,
+): Promise<Approval> {
   const { rootDir } = context.loaded.protocol
   // approvals.json is written as is, never through the output's mask.
   const approval: Approval = {
@@ -89,9 +96,7 @@ export async function approveCommand(argv: string[], rawIO: CliIO): Promise<numb
     throw new VerifyUsageError(`No check "${checkId}" in protocol "${protocol.name}". ${hint}`)
   }
   if (check.kind !== 'manual') {
-    throw new VerifyUsageError(
-      `"${checkId}" is a ${check.kind} check: it proves itself by running, not by approval. Run \`npx verify run --only ${checkId}\`.`,
-    )
+    throw new VerifyUsageError(`"${checkId}" is a ${check.kind} check: it proves itself by running, not by approval. Run \`npx verify run --only ${checkId}\`.`)
   }
   const atTerminal = io.isTTY && io.prompt !== undefined
   if (protocol.approvals === 'tty' && !atTerminal) {

@@ -23,7 +23,11 @@ function parseProblem(command: string, error: unknown, options: Options): string
   const code = (error as { code?: unknown }).code
   const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
   const flag = /'(-[^' ]*)/.exec(message)?.[1]
-  const known = Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.type === 'boolean' ? [`--no-${name}`] : []), ...(o.short ? [`-${o.short}`] : [])])
+  const known = Object.entries(options).flatMap(([name, o]) => [
+    `--${name}`,
+    ...(o.type === 'boolean' ? [`--no-${name}`] : []),
+    ...(o.short ? [`-${o.short}`] : []),
+  ])
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
     const near = closest(flag, known)
     return `\`verify ${command}\` has no option ${flag}${near ? ` — did you mean ${near}?` : '.'}`
@@ -38,7 +42,10 @@ function parseProblem(command: string, error: unknown, options: Options): string
 /** `--only a,b --only c` → ['a', 'b', 'c']. */
 export function list(values: string | string[] | undefined): string[] | undefined {
   if (values === undefined) return undefined
-  const all = (Array.isArray(values) ? values : [values]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+  const all = (Array.isArray(values) ? values : [values])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean)
   // `--only ,` names nothing: running everything instead would be a surprise.
   if (all.length === 0) throw new VerifyUsageError('--only and --skip expect check ids, e.g. --only build,test')
   return all

@@ -69,7 +69,11 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   io.stdout(`${c.bold('verify check')} ${c.dim(`· protocol ${untrusted(protocol.name)} · ${untrusted(context.evidencePath)}`)}\n`)
   for (const result of results) {
     const at = result.evidence ? evidenceTime(result.evidence) : Number.NaN
-    const age = Number.isNaN(at) ? '' : c.dim(` (recorded ${provenance(result)}${formatDuration(Math.max(0, now - at))} ago${result.evidence?.approval ? ` by ${untrusted(result.evidence.approval.by)}` : ''})`)
+    const age = Number.isNaN(at)
+      ? ''
+      : c.dim(
+          ` (recorded ${provenance(result)}${formatDuration(Math.max(0, now - at))} ago${result.evidence?.approval ? ` by ${untrusted(result.evidence.approval.by)}` : ''})`,
+        )
     const what = result.status === 'passed' ? c.green('valid') : statusText(result.status)
     const why = result.status === 'passed' || !result.reason ? '' : ` — ${untrusted(result.reason)}`
     io.stdout(` ${statusIcon(result.status, c)} ${result.id.padEnd(pad)} ${what}${why}${age}\n`)

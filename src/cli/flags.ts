@@ -118,7 +118,10 @@ export const INIT_FLAGS = {
   agent: {
     type: 'string',
     value: '<name>',
-    help: ["add verify's stop gate to the agent's settings (claude-code, codex, cursor, gemini,", 'copilot), merged with the hooks already there; with a config present, only that'],
+    help: [
+      "add verify's stop gate to the agent's settings (claude-code, codex, cursor, gemini,",
+      'copilot), merged with the hooks already there; with a config present, only that',
+    ],
   },
   cwd: { ...CWD, help: ['the project folder'] },
   help: HELP_FLAG,
@@ -128,7 +131,11 @@ export const SCHEMA_FLAGS = { help: HELP_FLAG } as const satisfies FlagTable
 
 export const HOOK_FLAGS = {
   'max-blocks': { type: 'string', value: 'N', help: [`blocks in a row before the stop goes through unverified (default ${DEFAULTS.hookMaxBlocks})`] },
-  timeout: { type: 'string', value: minutes(DEFAULTS.hookBudgetMs), help: [`the time the agent gives the hook; verify answers within it (default ${minutes(DEFAULTS.hookBudgetMs)})`] },
+  timeout: {
+    type: 'string',
+    value: minutes(DEFAULTS.hookBudgetMs),
+    help: [`the time the agent gives the hook; verify answers within it (default ${minutes(DEFAULTS.hookBudgetMs)})`],
+  },
   evidence: EVIDENCE,
   config: CONFIG,
   cwd: CWD,

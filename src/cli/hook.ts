@@ -77,7 +77,8 @@ function blockReason(run: Run, budgetMs: number, projectDir: string): string {
     return `verify: verification did not finish in time (the hook's budget is ${formatDuration(budgetMs)}). Unfinished checks were stopped and recorded as incomplete.\n${renderAgentDigest(run.outcome, { cwd: projectDir, invocation: 'npx verify run' })}`
   }
   if (run.outcome) return renderAgentDigest(run.outcome, { cwd: projectDir, invocation: 'npx verify run' })
-  if (run.outOfTime) return `verify: verification did not finish in time (the hook's budget is ${formatDuration(budgetMs)}). Run \`${again}\` and fix what it reports.`
+  if (run.outOfTime)
+    return `verify: verification did not finish in time (the hook's budget is ${formatDuration(budgetMs)}). Run \`${again}\` and fix what it reports.`
   const problem = run.stderr.trim().replace(/^verify: /, '') || `verify exited with code ${run.code} without a verdict`
   return `verify could not run the protocol, so the work is not verified: ${problem}\nFix it, then run \`${again}\`.`
 }
@@ -87,7 +88,14 @@ function notVerified(verdict: string, blocks: number): string {
 }
 
 /** Decides the answer to one stop event. */
-async function decide(adapter: AgentAdapter, event: StopEvent | Error, values: Record<string, string | boolean | undefined>, positional: string | undefined, io: CliIO, lineProblem: string | null): Promise<HookAnswer> {
+async function decide(
+  adapter: AgentAdapter,
+  event: StopEvent | Error,
+  values: Record<string, string | boolean | undefined>,
+  positional: string | undefined,
+  io: CliIO,
+  lineProblem: string | null,
+): Promise<HookAnswer> {
   // A mistake in the hook line blocks, but never unbounded: the defaults hold meanwhile and every block is counted.
   const problems = lineProblem ? [lineProblem] : []
   const setting = <T>(read: () => T | undefined, fallback: T): T => {
@@ -134,7 +142,10 @@ async function decide(adapter: AgentAdapter, event: StopEvent | Error, values: R
   }
   // The agent may enforce a cap of its own (Claude Code and Copilot stop after 8 blocks): at the last block verify
   // allows, the user hears from verify that an end now means unverified work.
-  const last = blocks === maxBlocks ? { userMessage: `verify: this is block ${blocks} of ${maxBlocks}; if the agent stops now, the work is NOT verified (verdict: ${verdict}).` } : {}
+  const last =
+    blocks === maxBlocks
+      ? { userMessage: `verify: this is block ${blocks} of ${maxBlocks}; if the agent stops now, the work is NOT verified (verdict: ${verdict}).` }
+      : {}
   return { kind: 'block', reason, ...last }
 }
 
@@ -169,7 +180,9 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parsed
   const [agent, protocol, ...extra] = positionals
   if (!agent || !isAgentName(agent)) {
-    throw new VerifyUsageError(`verify hook needs the agent it answers: ${AGENTS.join(', ')}${agent ? ` (got "${agent}")` : ''}. E.g. \`verify hook claude-code\`.`)
+    throw new VerifyUsageError(
+      `verify hook needs the agent it answers: ${AGENTS.join(', ')}${agent ? ` (got "${agent}")` : ''}. E.g. \`verify hook claude-code\`.`,
+    )
   }
   if (extra.length > 0 && !lineProblem) throw new VerifyUsageError(`verify hook takes an agent and at most one protocol name, got: ${positionals.join(' ')}`)
   const adapter = ADAPTERS[agent]
@@ -197,7 +210,12 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
     say(await decide(adapter, event, values, protocol, io, lineProblem))
   } catch (error) {
     // Fail closed: an error of verify itself still answers, and blocks.
-    say({ kind: 'block', reason: `verify failed while gating this stop, so the work is not verified: ${formatError(error).trim().replace(/^verify: /, '')}` })
+    say({
+      kind: 'block',
+      reason: `verify failed while gating this stop, so the work is not verified: ${formatError(error)
+        .trim()
+        .replace(/^verify: /, '')}`,
+    })
   }
   // The answer is on stdout; the exit code is 0 so every agent reads it (Claude Code ignores stdout on exit 2).
   return ExitCode.approved

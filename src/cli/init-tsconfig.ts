@@ -45,7 +45,8 @@ export function tsconfigState(dir: string, configFile: string): TsconfigState {
   if (files.includes(configFile) || files.includes(`./${configFile}`)) return { kind: 'included' }
   // Without `files` and `include`, TypeScript includes every file under the folder (an `extends` may narrow it).
   const listed = data.include !== undefined || data.files !== undefined
-  if (!listed && data.extends === undefined) return matches(strings(data.exclude), configFile) ? { kind: 'cannot-add', why: 'tsconfig.json excludes it' } : { kind: 'included' }
+  if (!listed && data.extends === undefined)
+    return matches(strings(data.exclude), configFile) ? { kind: 'cannot-add', why: 'tsconfig.json excludes it' } : { kind: 'included' }
   if (include.length > 0 && matches(include, configFile) && !matches(strings(data.exclude), configFile)) return { kind: 'included' }
   if (!listed) return { kind: 'cannot-add', why: 'tsconfig.json takes its files from the config it extends' }
   if (typeof data.compilerOptions?.rootDir === 'string') {

@@ -26,7 +26,9 @@ const NAMES: Record<NodeCheckId, string> = { build: 'Build', typecheck: 'Typeche
 
 function readPackage(dir: string): PackageJson {
   if (!existsSync(join(dir, 'package.json'))) {
-    throw new VerifyUsageError(`No package.json in ${dir}: verify init writes the checks from its scripts. Write verify.config.ts by hand instead (see node_modules/verify-protocol/docs/configuration.md).`)
+    throw new VerifyUsageError(
+      `No package.json in ${dir}: verify init writes the checks from its scripts. Write verify.config.ts by hand instead (see node_modules/verify-protocol/docs/configuration.md).`,
+    )
   }
   try {
     return readPackageJson(dir)
@@ -57,7 +59,13 @@ export function renderConfig(checks: readonly PlannedCheck[], pm: PackageManager
     if (id === 'test' && hasBuild) fields.push(`dependsOn: ['build']`)
     return `    ${id}: { ${fields.join(', ')} },`
   })
-  const body = lines.length > 0 ? lines : [`    // No build, typecheck, lint or test script was found. Add checks, e.g.:`, `    // build: { name: 'Build', command: ${quote(runScript(pm, 'build'))} },`]
+  const body =
+    lines.length > 0
+      ? lines
+      : [
+          `    // No build, typecheck, lint or test script was found. Add checks, e.g.:`,
+          `    // build: { name: 'Build', command: ${quote(runScript(pm, 'build'))} },`,
+        ]
   return [
     `// The verification protocol of this project: \`npx verify\` runs these checks and records evidence.`,
     `// Written by \`verify init\` from package.json scripts (run with ${pm}, ${pmFrom}). Edit freely; every option is in`,
@@ -90,7 +98,9 @@ export function ignoreVerifyFolder(dir: string): string {
 }
 
 function installCommand(pm: PackageManager): string {
-  return { npm: 'npm install -D verify-protocol', pnpm: 'pnpm add -D verify-protocol', yarn: 'yarn add -D verify-protocol', bun: 'bun add -d verify-protocol' }[pm]
+  return { npm: 'npm install -D verify-protocol', pnpm: 'pnpm add -D verify-protocol', yarn: 'yarn add -D verify-protocol', bun: 'bun add -d verify-protocol' }[
+    pm
+  ]
 }
 
 /** A yes/no question through the terminal prompt; an empty answer takes the default, closed input is a no. */
@@ -137,14 +147,19 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   const pkg = readPackage(dir)
   const existing = existingConfigs(dir, pkg)
   if (existing.length > 0 && !values.force) {
-    throw new VerifyUsageError(`A verify config already exists in ${dir}: ${existing.join(', ')}. verify init never overwrites one; run \`verify init --force\` to replace it.`)
+    throw new VerifyUsageError(
+      `A verify config already exists in ${dir}: ${existing.join(', ')}. verify init never overwrites one; run \`verify init --force\` to replace it.`,
+    )
   }
   const pm = detectPackageManager(dir, pkg)
-  const pmFrom = pm.from === 'packageManager' ? 'from the packageManager field' : pm.from === 'default' ? 'no lockfile found' : relative(dir, pm.from) || pm.from
-  const scripts = new Map((Object.keys(NODE_SCRIPTS) as NodeCheckId[]).flatMap((id) => {
-    const script = scriptFor(pkg, id)
-    return script === undefined ? [] : [[id, script] as const]
-  }))
+  const pmFrom =
+    pm.from === 'packageManager' ? 'from the packageManager field' : pm.from === 'default' ? 'no lockfile found' : relative(dir, pm.from) || pm.from
+  const scripts = new Map(
+    (Object.keys(NODE_SCRIPTS) as NodeCheckId[]).flatMap((id) => {
+      const script = scriptFor(pkg, id)
+      return script === undefined ? [] : [[id, script] as const]
+    }),
+  )
   let planned = planCommands(pkg, pm.name, scripts)
   const covered = [...scripts].filter(([id]) => !planned.some((c) => c.id === id))
 
@@ -168,12 +183,17 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
     for (const other of existing.filter((n) => !CONFIG_FILES.includes(n))) out.push(`note: ${other} is still there and c12 merges it into ${TARGET}`)
   }
   writeFileSync(join(dir, TARGET), renderConfig(planned, pm.name, pmFrom))
-  const summary = planned.length > 0 ? `${planned.length} check(s) from package.json scripts, run with ${pm.name} (${pmFrom})` : 'no checks: package.json has no build, typecheck, lint or test script'
+  const summary =
+    planned.length > 0
+      ? `${planned.length} check(s) from package.json scripts, run with ${pm.name} (${pmFrom})`
+      : 'no checks: package.json has no build, typecheck, lint or test script'
   out.unshift(`${existing.includes(TARGET) ? 'replaced' : 'wrote'} ${TARGET}: ${summary}`)
   const width = Math.max(0, ...planned.map((c) => c.id.length))
   for (const check of planned) {
     const after = check.id === 'test' && planned.some((c) => c.id === 'build') ? '  (after build)' : ''
-    const left = check.leftOut?.length ? `  (its script's ${check.leftOut.join(', ')} left to ${check.leftOut.length === 1 ? 'that check' : 'those checks'})` : ''
+    const left = check.leftOut?.length
+      ? `  (its script's ${check.leftOut.join(', ')} left to ${check.leftOut.length === 1 ? 'that check' : 'those checks'})`
+      : ''
     // Commands come from package.json scripts: untrusted text.
     out.push(`  ${check.id.padEnd(width)}  ${untrusted(check.command)}${after}${left}`)
   }
@@ -199,7 +219,8 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   }
   out.push('', 'Next:', ...next)
   const deps = { ...pkg.dependencies, ...pkg.devDependencies }
-  if (pkg.name !== 'verify-protocol' && deps['verify-protocol'] === undefined) out.push(`  ${installCommand(pm.name).padEnd(34)}  the config imports verify-protocol`)
+  if (pkg.name !== 'verify-protocol' && deps['verify-protocol'] === undefined)
+    out.push(`  ${installCommand(pm.name).padEnd(34)}  the config imports verify-protocol`)
   if (planned.length === 0) out.push(`  ${'edit verify.config.ts'.padEnd(34)}  add at least one check`)
   out.push(`  ${'npx verify list'.padEnd(34)}  see the protocol as verify resolves it`)
   out.push(`  ${'npx verify'.padEnd(34)}  run it; evidence goes to .verify/evidence.json`)

@@ -35,8 +35,10 @@ export interface ListedCheck {
   layers: string[]
 }
 
-export interface ListedProtocol
-  extends Pick<ResolvedProtocol, 'name' | 'strictMode' | 'parallel' | 'concurrency' | 'failFast' | 'skipOptional' | 'timeoutMs' | 'maxAgeMs'> {
+export interface ListedProtocol extends Pick<
+  ResolvedProtocol,
+  'name' | 'strictMode' | 'parallel' | 'concurrency' | 'failFast' | 'skipOptional' | 'timeoutMs' | 'maxAgeMs'
+> {
   description: string | null
   checks: ListedCheck[]
 }
@@ -86,7 +88,12 @@ function listProtocol(protocol: ResolvedProtocol, origins: Record<string, string
 
 /** Durations as a config would write them: 15m, 30s, 1.5h, 250ms. */
 function duration(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms >= size && (ms * 10) % size === 0) return `${ms / size}${unit}`
   }
   return `${ms}ms`
@@ -99,7 +106,12 @@ function shownCommand(check: ListedCheck): string {
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0))) ?? []
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd())
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  )
 }
 
 // Names, descriptions and commands come from config files, maybe from a change under review: untrusted text.
@@ -118,7 +130,16 @@ function renderText(output: ListOutput, cwd: string): string {
     out.push('', `protocol ${untrusted(p.name)}${p.description ? ` — ${untrusted(p.description)}` : ''}`, `  ${options.join(' · ')}`, '')
     const rows = [['id', 'type', 'required', 'kind', 'depends on', 'timeout', 'from', 'command']]
     for (const c of p.checks) {
-      const cells = [c.id, c.evidenceType, c.required ? 'yes' : 'no', c.kind, c.dependsOn.join(',') || '-', duration(c.timeoutMs), c.layers.join(' → ') || '-', shownCommand(c)]
+      const cells = [
+        c.id,
+        c.evidenceType,
+        c.required ? 'yes' : 'no',
+        c.kind,
+        c.dependsOn.join(',') || '-',
+        duration(c.timeoutMs),
+        c.layers.join(' → ') || '-',
+        shownCommand(c),
+      ]
       rows.push(cells.map((cell) => untrusted(cell)))
     }
     out.push(...table(rows).map((line) => `  ${line}`))
@@ -135,16 +156,22 @@ export async function listCommand(argv: string[], rawIO: CliIO): Promise<number>
   const resolved = names.map((name) => resolveMerged(loaded.merged, { rootDir: loaded.rootDir, source: loaded.source, protocol: name }))
   const protocols = resolved.map(({ protocol, origins }) => listProtocol(protocol, origins))
   // A command may hold a secret of the environment or of a check's own `env`: masked as in a run.
-  const redact = protocolRedactor(rawIO.env, resolved.map(({ protocol }) => protocol))
+  const redact = protocolRedactor(
+    rawIO.env,
+    resolved.map(({ protocol }) => protocol),
+  )
   const io = safeIO(rawIO, redact)
   // Masked before it is rendered: a pattern anchored to a line must see the command's lines, not the table's.
-  const output: ListOutput = redactDeep({
-    listVersion: 1,
-    configFile: loaded.configFile,
-    rootDir: loaded.rootDir,
-    layers: loaded.layers.map((l) => ({ label: l.label, file: l.file ?? null, chain: l.chain })),
-    protocols,
-  } satisfies ListOutput, redact)
+  const output: ListOutput = redactDeep(
+    {
+      listVersion: 1,
+      configFile: loaded.configFile,
+      rootDir: loaded.rootDir,
+      layers: loaded.layers.map((l) => ({ label: l.label, file: l.file ?? null, chain: l.chain })),
+      protocols,
+    } satisfies ListOutput,
+    redact,
+  )
   io.stdout(values.json ? guardJson(`${JSON.stringify(output, null, 2)}\n`) : renderText(output, io.cwd))
   return ExitCode.approved
 }

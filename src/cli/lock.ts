@@ -50,8 +50,6 @@ export async function lockEvidence(io: CliIO, evidencePath: string, wait: string
         for (const [signal, handler] of handlers) process.off(signal, handler)
       }
     },
-    note: lock.tookOver
-      ? `Took over the lock of ${evidencePath}: the run that held it (${describe(lock.tookOver)}) ended without releasing it.`
-      : null,
+    note: lock.tookOver ? `Took over the lock of ${evidencePath}: the run that held it (${describe(lock.tookOver)}) ended without releasing it.` : null,
   }
 }

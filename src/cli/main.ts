@@ -26,7 +26,10 @@ const HOOK_ANSWER_LOST = 'the answer to the agent is lost, so the stop is blocke
 
 function expectLostOutput(command: string | undefined): void {
   const kept = command === undefined ? undefined : KEEPS_EXIT_CODE[command]
-  Object.assign(lostOutput, kept ? { consequence: kept, fails: false } : { consequence: command === 'hook' ? HOOK_ANSWER_LOST : 'the output is lost (exit 2)', fails: true })
+  Object.assign(
+    lostOutput,
+    kept ? { consequence: kept, fails: false } : { consequence: command === 'hook' ? HOOK_ANSWER_LOST : 'the output is lost (exit 2)', fails: true },
+  )
 }
 
 // Each command is imported only when it runs: `verify list` must not pay for the runner's modules.
@@ -40,7 +43,6 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   schema: { run: async (argv, io) => (await import('./schema.js')).schemaCommand(argv, io), help: SCHEMA_HELP },
   hook: { run: async (argv, io) => (await import('./hook.js')).hookCommand(argv, io), help: HOOK_HELP },
 }
-
 
 /** Where the command is: the first word that is not a flag or a flag's value (`verify --no-color check` works). */
 function commandIndex(argv: readonly string[]): number {
@@ -123,7 +125,10 @@ export async function main(argv: string[]): Promise<void> {
     if (finished || code !== 0) return
     process.exitCode = ExitCode.usage
     try {
-      writeSync(2, 'verify: the process was ended (process.exit or nothing left to wait for) before verify finished: something it loaded — the config, a preset, a reporter — ended it. Exit code 2, no verdict.\n')
+      writeSync(
+        2,
+        'verify: the process was ended (process.exit or nothing left to wait for) before verify finished: something it loaded — the config, a preset, a reporter — ended it. Exit code 2, no verdict.\n',
+      )
     } catch {
       // stderr is gone: the exit code still says it.
     }

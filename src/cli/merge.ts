@@ -20,7 +20,8 @@ import { lockEvidence } from './lock.js'
 
 export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number> {
   const { values, positionals } = parse('merge', argv, MERGE_FLAGS)
-  if (positionals.length === 0) throw new VerifyUsageError('verify merge needs the shards\' evidence files: `verify merge shard-1.json shard-2.json --evidence .verify/evidence.json`')
+  if (positionals.length === 0)
+    throw new VerifyUsageError("verify merge needs the shards' evidence files: `verify merge shard-1.json shard-2.json --evidence .verify/evidence.json`")
   const files = await readShards(rawIO.cwd, positionals)
   const maxAgeMs = duration('max-age', values['max-age'])
   // The protocol the shards ran, as the checkout (or the trusted ref) defines it now.
@@ -46,7 +47,9 @@ export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number
   }
   const c = pc.createColors(useColor(io, values.color))
   io.stdout(`${c.bold('verify merge')} ${c.dim(`· ${files.length} shard${files.length === 1 ? '' : 's'} · protocol ${untrusted(merged.protocol.name)}`)}\n`)
-  io.stdout(` ${c.dim('Checks ')} ${summary.passed} passed · ${summary.failed} failed · ${summary.skipped} skipped · ${summary.cancelled ? `${summary.cancelled} cancelled · ` : ''}${summary.pending} pending (${summary.total})\n`)
+  io.stdout(
+    ` ${c.dim('Checks ')} ${summary.passed} passed · ${summary.failed} failed · ${summary.skipped} skipped · ${summary.cancelled ? `${summary.cancelled} cancelled · ` : ''}${summary.pending} pending (${summary.total})\n`,
+  )
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
   for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${untrusted(issue)}\n`)
   for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${untrusted(recommendation)}\n`)

@@ -20,10 +20,7 @@ export type EvidenceType = StandardEvidenceType | (string & {})
 export type AllChecks = '*'
 
 /** One check of a protocol. `Ids` are the check ids it may depend on, so `dependsOn` is checked by the compiler. */
-export type CheckDefinition<Ids extends string = string> = Omit<
-  CheckSchemaInput,
-  'dependsOn' | 'evidenceType' | 'command' | 'inputs'
-> & {
+export type CheckDefinition<Ids extends string = string> = Omit<CheckSchemaInput, 'dependsOn' | 'evidenceType' | 'command' | 'inputs'> & {
   evidenceType?: EvidenceType
   /** A shell command, or an argv array run without a shell. */
   command?: string | readonly string[]
@@ -91,10 +88,7 @@ type PresetIds<P> = P extends string
 /** Check ids inherited through `extends`. */
 export type InheritedIds<E> = [E] extends [never] ? never : E extends readonly (infer X)[] ? PresetIds<X> : PresetIds<E>
 
-export interface ProtocolDefinition<Ids extends string = string, Inherited extends string = never>
-  extends ProtocolOptions,
-    LayerOptions,
-    EnvOverrides {
+export interface ProtocolDefinition<Ids extends string = string, Inherited extends string = never> extends ProtocolOptions, LayerOptions, EnvOverrides {
   checks: { [Id in Ids]: CheckEntry<NoInfer<Ids> | Inherited> }
 }
 
@@ -103,10 +97,7 @@ export type NamedProtocol = ProtocolOptions & { extends?: string; checks: Record
 
 type SharedOptions = Omit<ProtocolOptions, 'name'>
 
-export interface ConfigDefinition<Ps extends Record<string, NamedProtocol> = Record<string, NamedProtocol>>
-  extends SharedOptions,
-    LayerOptions,
-    EnvOverrides {
+export interface ConfigDefinition<Ps extends Record<string, NamedProtocol> = Record<string, NamedProtocol>> extends SharedOptions, LayerOptions, EnvOverrides {
   protocols: Ps
 }
 

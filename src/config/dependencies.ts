@@ -87,7 +87,9 @@ export function findCycle(checks: readonly { id: string; dependsOn: readonly str
 export function dependsOnProblems(entries: Record<string, CheckEntry>, removedBy: Record<string, string>): string[] {
   const problems = dependencyProblems(entries, removedBy)
   const graph = Object.entries(entries).flatMap(([id, entry]) =>
-    entry === false ? [] : [{ id, dependsOn: typeof entry === 'object' && Array.isArray(entry.dependsOn) ? entry.dependsOn.filter((d) => d !== ALL_CHECKS) : [] }],
+    entry === false
+      ? []
+      : [{ id, dependsOn: typeof entry === 'object' && Array.isArray(entry.dependsOn) ? entry.dependsOn.filter((d) => d !== ALL_CHECKS) : [] }],
   )
   const cycle = findCycle(graph)
   if (cycle) problems.push(`checks.${cycle[0]}.dependsOn: a cycle ${cycle.join(' → ')}`)

@@ -14,7 +14,9 @@ export const DEFAULT_CONFIG_TIMEOUT_MS = DEFAULTS.configTimeoutMs
 /** What the trapped `process.exit` throws: code of the config must not end the process that loads it. */
 export class ConfigExitError extends Error {
   constructor(readonly exitCode: unknown) {
-    super(`it called process.exit(${exitCode === undefined ? '' : String(exitCode)}) while loading: a config or preset must export its protocol, not end the process`)
+    super(
+      `it called process.exit(${exitCode === undefined ? '' : String(exitCode)}) while loading: a config or preset must export its protocol, not end the process`,
+    )
     this.name = 'ConfigExitError'
   }
 }

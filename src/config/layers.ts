@@ -68,7 +68,7 @@ function entriesOf(raw: unknown, node: Node, isRoot: boolean): unknown[] {
   if (!isObject(raw)) return []
   if (!isRoot && raw.allowRemote !== undefined) {
     throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${node.label}`, [
-      'allowRemote: only the project\'s own config can allow remote sources, not a layer it extends',
+      "allowRemote: only the project's own config can allow remote sources, not a layer it extends",
       through(node.chain),
     ])
   }
@@ -109,7 +109,7 @@ export async function collectLayers(rootRaw: unknown, options: CollectOptions): 
     if (isRemoteEntry(entry) && !entry.startsWith('file:')) {
       if (!allowRemote) {
         throw new VerifyConfigError('E_CONFIG_INVALID', `${node.label} extends the remote source "${entry}", and remote sources are refused`, [
-          'set `allowRemote: true` in the project\'s own config to let verify download it (with giget)',
+          "set `allowRemote: true` in the project's own config to let verify download it (with giget)",
           through([...node.chain, entry]),
         ])
       }
@@ -149,7 +149,9 @@ export async function collectLayers(rootRaw: unknown, options: CollectOptions): 
       } catch (error) {
         if (error instanceof VerifyConfigError) throw error
         const file = child.node.file ? ` (${child.node.file})` : ''
-        throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load ${child.node.label}${file}: ${errorSummary(error)}`, [through(child.node.chain)], { cause: error })
+        throw new VerifyConfigError('E_CONFIG_LOAD', `Could not load ${child.node.label}${file}: ${errorSummary(error)}`, [through(child.node.chain)], {
+          cause: error,
+        })
       }
       await visit(childRaw, child.node, [...stack, child.identity])
     }

@@ -110,7 +110,9 @@ export function resolvePackage(specifier: string, fromDir: string): Resolution {
   const { dir, pkg } = found
   if (pkg.exports == null) {
     const file = subpath === '.' ? ((pkg.main ? probe(resolve(dir, pkg.main)) : undefined) ?? probe(dir)) : probe(resolve(dir, subpath))
-    return file ? { file: realpathSync(file) } : { error: `the package "${name}" (${dir}) has no "${subpath}" (no exports, main, verify.config.* or index file)` }
+    return file
+      ? { file: realpathSync(file) }
+      : { error: `the package "${name}" (${dir}) has no "${subpath}" (no exports, main, verify.config.* or index file)` }
   }
   const file = nodeResolve(specifier, fromDir)
   if (file !== undefined) return { file: realpathSync(file) }

@@ -12,7 +12,8 @@ export function describeValue(value: unknown): string {
 }
 
 /** What a config file or preset must export by default, for messages about what it exports instead. */
-export const EXPECTED_EXPORT = 'expected `export default defineProtocol({ checks: { … } })`, `defineConfig({ protocols: { … } })`, or a function that returns one'
+export const EXPECTED_EXPORT =
+  'expected `export default defineProtocol({ checks: { … } })`, `defineConfig({ protocols: { … } })`, or a function that returns one'
 
 // `/path/file.ts:2:0`, as jiti and Node put it on a later line of a syntax error.
 const LOCATION = /(?:file:\/\/)?((?:[A-Za-z]:)?[^\s:()]*[\\/][^\s:()]+):(\d+):(\d+)/

@@ -73,7 +73,14 @@ function linkIgnored(top: string, tree: string, project: string): void {
   if (candidates.length === 0) return
   let ignored: string[]
   try {
-    ignored = execFileSync('git', ['check-ignore', '--stdin', '-z'], { cwd: top, input: `${candidates.join('\0')}\0`, encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'] }).split('\0').filter(Boolean)
+    ignored = execFileSync('git', ['check-ignore', '--stdin', '-z'], {
+      cwd: top,
+      input: `${candidates.join('\0')}\0`,
+      encoding: 'utf8',
+      stdio: ['pipe', 'pipe', 'ignore'],
+    })
+      .split('\0')
+      .filter(Boolean)
   } catch {
     // Exit 1: nothing is ignored.
     return
@@ -102,7 +109,10 @@ export async function loadProtocolFromRef(ref: string, options: LoadOptions = {}
     }
     const where = relative(top, cwd) || 'the top folder'
     if (!existsSync(toTree(cwd)) || (configFile !== undefined && !existsSync(toTree(configFile)))) {
-      throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `No verify config at ${shown} in ${configFile ? relative(top, configFile) : where}: the trusted protocol must be committed there`)
+      throw new VerifyConfigError(
+        'E_CONFIG_NOT_FOUND',
+        `No verify config at ${shown} in ${configFile ? relative(top, configFile) : where}: the trusted protocol must be committed there`,
+      )
     }
     let loaded: LoadedConfig
     try {
@@ -111,11 +121,17 @@ export async function loadProtocolFromRef(ref: string, options: LoadOptions = {}
       if (!(error instanceof VerifyConfigError)) throw error
       const clean = (text: string) => text.replaceAll(tree, top)
       if (error.code === 'E_CONFIG_NOT_FOUND') {
-        throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `No verify config at ${shown} in ${where}: the trusted protocol must be committed there`, [], { cause: error })
+        throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `No verify config at ${shown} in ${where}: the trusted protocol must be committed there`, [], {
+          cause: error,
+        })
       }
       throw new VerifyConfigError(error.code, `In the config at ${shown}: ${clean(error.message)}`, error.problems.map(clean), { cause: error })
     }
-    const protocol = { ...loaded.protocol, rootDir: toCheckout(loaded.protocol.rootDir), checks: loaded.protocol.checks.map((check) => ({ ...check, cwd: toCheckout(check.cwd) })) }
+    const protocol = {
+      ...loaded.protocol,
+      rootDir: toCheckout(loaded.protocol.rootDir),
+      checks: loaded.protocol.checks.map((check) => ({ ...check, cwd: toCheckout(check.cwd) })),
+    }
     return {
       ...loaded,
       protocol,

@@ -97,7 +97,8 @@ export function resolveMerged(merged: MergedConfig, options: ResolveOptions): Re
   // Every protocol's inheritance is checked, not only the one being resolved.
   problems.push(...inheritanceProblems(protocols))
   const chainNames = inheritanceChain(protocols, name)
-  if (!chainNames) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [...problems, ...otherProtocolProblems(merged, name, source, [])])
+  if (!chainNames)
+    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [...problems, ...otherProtocolProblems(merged, name, source, [])])
   const chain = chainNames.map((n) => protocols[n] as ProtocolSchemaOutput)
   const pick = <K extends keyof ProtocolSchemaOutput>(key: K): ProtocolSchemaOutput[K] | undefined => {
     for (let i = chain.length - 1; i >= 0; i--) {

@@ -41,9 +41,7 @@ export const checkFieldsSchema = z.strictObject({
   description: z.string().optional(),
   evidenceType: z.string().min(1).optional(),
   required: z.boolean().optional(),
-  command: z
-    .union([z.string().min(1), z.array(z.string()).min(1, { message: 'an argv command needs at least the program' })])
-    .optional(),
+  command: z.union([z.string().min(1), z.array(z.string()).min(1, { message: 'an argv command needs at least the program' })]).optional(),
   run: runFunctionSchema.optional(),
   manual: z.union([z.boolean(), z.string().min(1)]).optional(),
   timeout: durationSchema.optional(),
@@ -67,10 +65,7 @@ export const checkSchema = checkFieldsSchema.superRefine((check, ctx) => {
   if (count !== 1) {
     ctx.addIssue({
       code: 'custom',
-      message:
-        count === 0
-          ? 'a check needs exactly one of `command`, `run` or `manual`'
-          : 'a check takes only one of `command`, `run` or `manual`',
+      message: count === 0 ? 'a check needs exactly one of `command`, `run` or `manual`' : 'a check takes only one of `command`, `run` or `manual`',
     })
   }
 })
@@ -80,7 +75,13 @@ export const checkEntrySchema = z.union([z.string().min(1), checkSchema, z.liter
 
 const isReporterEntry = (value: unknown): boolean =>
   (typeof value === 'string' && value.length > 0) ||
-  (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && value[0].length > 0 && value[1] !== null && typeof value[1] === 'object' && !Array.isArray(value[1])) ||
+  (Array.isArray(value) &&
+    value.length === 2 &&
+    typeof value[0] === 'string' &&
+    value[0].length > 0 &&
+    value[1] !== null &&
+    typeof value[1] === 'object' &&
+    !Array.isArray(value[1])) ||
   (value !== null && typeof value === 'object' && !Array.isArray(value))
 
 /** A reporter in the config: a built-in name or module path, `[name or path, options]`, or a reporter object. */

@@ -73,7 +73,8 @@ function reservedKeyProblems(raw: Record<string, unknown>, isMulti: boolean): st
   }
   if (!isMulti) inChecks(raw.checks, ['checks'])
   else if (ownKeyed(raw.protocols)) {
-    if (Object.hasOwn(raw.protocols, RESERVED_KEY)) problems.push(`protocols["${RESERVED_KEY}"]: "${RESERVED_KEY}" cannot be a protocol name (JavaScript reserves it): rename the protocol`)
+    if (Object.hasOwn(raw.protocols, RESERVED_KEY))
+      problems.push(`protocols["${RESERVED_KEY}"]: "${RESERVED_KEY}" cannot be a protocol name (JavaScript reserves it): rename the protocol`)
     for (const [name, protocol] of Object.entries(raw.protocols)) if (ownKeyed(protocol)) inChecks(protocol.checks, ['protocols', name, 'checks'])
   }
   return problems
@@ -87,7 +88,9 @@ export function collectConfig(raw: unknown, source: string): ParsedConfig {
   // A module whose default export is undefined arrives as its namespace: `{ default: undefined }`.
   if ('default' in raw && !('checks' in raw) && !('protocols' in raw)) {
     const value = (raw as { default: unknown }).default
-    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [`(root): the default export is ${value === undefined ? 'undefined' : describeValue(value)}: ${EXPECTED_EXPORT}`])
+    throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, [
+      `(root): the default export is ${value === undefined ? 'undefined' : describeValue(value)}: ${EXPECTED_EXPORT}`,
+    ])
   }
   const isMulti = 'protocols' in raw
   const schema = isMulti ? configShallowSchema : protocolShallowSchema
@@ -96,7 +99,9 @@ export function collectConfig(raw: unknown, source: string): ParsedConfig {
   // A single protocol's `extends` naming another protocol is reported below; any other is a layer list.
   const layerKeys = LAYER_KEYS.filter((key) => key in raw && (isMulti || key !== 'extends' || typeof (raw as { extends?: unknown }).extends !== 'string'))
   if (layerKeys.length > 0) {
-    problems.push(`${layerKeys.join(', ')}: layers (presets, files) are resolved when a config file is loaded with loadVerifyConfig; a config object given directly cannot extend`)
+    problems.push(
+      `${layerKeys.join(', ')}: layers (presets, files) are resolved when a config file is loaded with loadVerifyConfig; a config object given directly cannot extend`,
+    )
     candidate = Object.fromEntries(Object.entries(raw).filter(([key]) => !(layerKeys as string[]).includes(key)))
   }
   let data: z.output<typeof schema> | undefined
@@ -157,7 +162,6 @@ export function parseConfig(raw: unknown, source = 'the configuration'): Omit<Pa
   if (problems.length > 0) throw new VerifyConfigError('E_CONFIG_INVALID', `Invalid configuration in ${source}`, problems)
   return parsed
 }
-
 
 /** One layer of a config: the project's config file, or something it extends. */
 export interface LayerInput {

@@ -62,7 +62,8 @@ function shapeProblem(data: unknown): string | null {
   // Object.entries lists own keys only, `__proto__` included, which a zod record passes over: each entry is checked.
   for (const [id, value] of Object.entries((data as ApprovalsFile).approvals)) {
     const entry = approvalSchema.safeParse(value)
-    if (!entry.success) return `is not a valid approvals file (${firstIssue({ issues: entry.error.issues.map((i) => ({ ...i, path: ['approvals', id, ...i.path] })) })})`
+    if (!entry.success)
+      return `is not a valid approvals file (${firstIssue({ issues: entry.error.issues.map((i) => ({ ...i, path: ['approvals', id, ...i.path] })) })})`
   }
   return null
 }

@@ -81,12 +81,18 @@ export async function unmatchedInputs(rootDir: string, inputs: string[], workspa
 }
 
 /** A warning for each `inputs` pattern of `checks` that matches no file: a typo must not bind a check to nothing. */
-export async function inputsWarnings(rootDir: string, checks: readonly { id: string; inputs?: string[] | undefined }[], workspace: WorkspaceInfo): Promise<string[]> {
+export async function inputsWarnings(
+  rootDir: string,
+  checks: readonly { id: string; inputs?: string[] | undefined }[],
+  workspace: WorkspaceInfo,
+): Promise<string[]> {
   const warnings: string[] = []
   for (const check of checks) {
     if (!check.inputs) continue
     for (const pattern of await unmatchedInputs(rootDir, check.inputs, workspace)) {
-      warnings.push(`Check "${check.id}": its inputs pattern "${pattern}" matches no file, so no change can make its evidence stale there. Fix the pattern (a typo?) or remove it.`)
+      warnings.push(
+        `Check "${check.id}": its inputs pattern "${pattern}" matches no file, so no change can make its evidence stale there. Fix the pattern (a typo?) or remove it.`,
+      )
     }
   }
   return warnings

@@ -167,7 +167,10 @@ async function clearFlags(top: string, entries: readonly IndexEntry[], env: Reco
   let skipped = entries.filter((e) => e.skipWorktree && e.mode !== DIRECTORY).map((e) => e.path)
   if (skipped.length > 0 && (await sparseCheckout(top))) skipped = skipped.filter((file) => existsSync(path.join(top, file)))
   // update-index applies one of these flags per call.
-  for (const [flag, files] of [['--no-assume-unchanged', assumed], ['--no-skip-worktree', skipped]] as const) {
+  for (const [flag, files] of [
+    ['--no-assume-unchanged', assumed],
+    ['--no-skip-worktree', skipped],
+  ] as const) {
     if (files.length > 0) await git(top, ['update-index', flag, '-z', '--stdin'], { env, input: `${files.join('\0')}\0` })
   }
 }

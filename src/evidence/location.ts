@@ -93,7 +93,8 @@ const ADVICE: Record<string, string> = {
 export function evidenceLocationProblem(evidencePath: string, logDir: string): string | null {
   try {
     const target = statOrNull(evidencePath)
-    if (target?.isDirectory()) return `--evidence ${evidencePath} is not a file but a folder: the run could not write its evidence there. Name a file, e.g. .verify/evidence.json`
+    if (target?.isDirectory())
+      return `--evidence ${evidencePath} is not a file but a folder: the run could not write its evidence there. Name a file, e.g. .verify/evidence.json`
     // A FIFO is not read (--reuse says so) and is replaced by the new evidence; a device or a socket is refused.
     if (target && !target.isFile() && !target.isFIFO()) return `--evidence ${evidencePath} is not a file: name a file, e.g. .verify/evidence.json`
     for (const dir of [path.dirname(evidencePath), logDir]) proveFolder(dir)

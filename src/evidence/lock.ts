@@ -60,7 +60,13 @@ export function lockPath(evidencePath: string): string {
 /** Takes the lock of an evidence file, waiting for a live holder up to `waitMs`; throws VerifyLockedError. */
 export async function acquireEvidenceLock(evidencePath: string, options: LockOptions): Promise<EvidenceLock> {
   const path = lockPath(evidencePath)
-  const holder: LockHolder = { pid: process.pid, startTime: startTimeOf(process.pid), hostname: hostname(), command: options.command, since: new Date().toISOString() }
+  const holder: LockHolder = {
+    pid: process.pid,
+    startTime: startTimeOf(process.pid),
+    hostname: hostname(),
+    command: options.command,
+    since: new Date().toISOString(),
+  }
   const deadline = Date.now() + (options.waitMs ?? 0)
   let tookOver: LockHolder | null = null
   let waiting = false
@@ -86,7 +92,9 @@ function create(path: string, holder: LockHolder): boolean {
     return tryCreate(path, holder)
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
-    throw new VerifyError('E_EVIDENCE', `cannot lock the evidence file: cannot write ${path} (${reason}); choose a writable place with --evidence`, { cause: error })
+    throw new VerifyError('E_EVIDENCE', `cannot lock the evidence file: cannot write ${path} (${reason}); choose a writable place with --evidence`, {
+      cause: error,
+    })
   }
 }
 

@@ -70,7 +70,9 @@ export async function unchangedOutputs(evidencePath: string, file: EvidenceFile 
     if (!entry || typeof entry.path !== 'string') continue
     const output = path.resolve(dir, entry.path)
     const unchanged =
-      entry.sha256 === undefined ? (await readEvidence(output))?.runId === file.runId : SHA256.test(entry.sha256) && (await contentHash(output)) === entry.sha256
+      entry.sha256 === undefined
+        ? (await readEvidence(output))?.runId === file.runId
+        : SHA256.test(entry.sha256) && (await contentHash(output)) === entry.sha256
     if (unchanged) kept.push(output)
   }
   return kept
@@ -97,7 +99,9 @@ async function contentHash(file: string): Promise<string | null> {
   try {
     const stats = await lstat(file)
     if (!stats.isFile() || stats.size > MAX_OUTPUT_BYTES) return null
-    return `sha256:${createHash('sha256').update(await readFile(file)).digest('hex')}`
+    return `sha256:${createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex')}`
   } catch {
     return null
   }

@@ -16,7 +16,18 @@ const SECRET_SEGMENT =
  * Well-known variables whose names look secret but whose values are not. PWD and OLDPWD are the shell's working
  * folders: masking them would mask every path in every output.
  */
-const NOT_SECRET = new Set(['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'DESKTOP_SESSION', 'XDG_SESSION_ID', 'XDG_SESSION_TYPE', 'XDG_SESSION_CLASS', 'XDG_SESSION_DESKTOP', 'SESSION_MANAGER', 'GDMSESSION'])
+const NOT_SECRET = new Set([
+  'PWD',
+  'OLDPWD',
+  'SSH_AUTH_SOCK',
+  'DESKTOP_SESSION',
+  'XDG_SESSION_ID',
+  'XDG_SESSION_TYPE',
+  'XDG_SESSION_CLASS',
+  'XDG_SESSION_DESKTOP',
+  'SESSION_MANAGER',
+  'GDMSESSION',
+])
 /** Shorter values are too likely to occur by chance (and to mask innocent text) to be masked. */
 const MIN_SECRET_LENGTH = 6
 
@@ -102,7 +113,10 @@ const BASE64_CHAR = /[A-Za-z0-9+/_-]/
  */
 export function protocolRedactor(env: NodeJS.ProcessEnv, protocols: readonly Pick<ResolvedProtocol, 'checks' | 'redact'>[] = []): Redactor {
   const secrets = Object.assign({}, env, ...protocols.flatMap((protocol) => protocol.checks.map((check) => check.env)))
-  return createRedactor(secretValues(secrets), protocols.flatMap((protocol) => protocol.redact))
+  return createRedactor(
+    secretValues(secrets),
+    protocols.flatMap((protocol) => protocol.redact),
+  )
 }
 
 // A pattern that can match nothing must not put a mask between every two characters.
@@ -200,7 +214,8 @@ export function redactDeep<T>(value: T, redact: Redactor): T {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     // Defined, not assigned: a `__proto__` key (a function check's metadata) stays an ordinary field of the copy.
-    for (const [key, item] of Object.entries(value)) Object.defineProperty(out, key, { value: redactDeep(item, redact), enumerable: true, writable: true, configurable: true })
+    for (const [key, item] of Object.entries(value))
+      Object.defineProperty(out, key, { value: redactDeep(item, redact), enumerable: true, writable: true, configurable: true })
     return out as T
   }
   return value

@@ -47,7 +47,12 @@ function logsBySize(logDir: string, file: EvidenceFile): { path: string; id: str
  * first, each marked `logTruncated` with a warning) and tries again. Throws {@link EvidenceNotWrittenError}
  * when it still cannot be written, with the sealed file so the caller can still show the results.
  */
-export async function writeEvidenceMakingRoom(target: string, file: EvidenceFile, seal: (file: EvidenceFile) => EvidenceFile, logDir: string): Promise<EvidenceFile> {
+export async function writeEvidenceMakingRoom(
+  target: string,
+  file: EvidenceFile,
+  seal: (file: EvidenceFile) => EvidenceFile,
+  logDir: string,
+): Promise<EvidenceFile> {
   let sealed = seal(file)
   const logs = logsBySize(logDir, file)
   for (;;) {

@@ -6,6 +6,9 @@ import type { EvidenceSession } from './session.js'
 import { sealEvidence } from './sign.js'
 
 /** Masks secrets everywhere in the file, signs it when a key is set, and writes it atomically; returns what was written. */
-export async function saveEvidence(session: Pick<EvidenceSession, 'evidencePath' | 'logDir' | 'redact' | 'signingKey'>, file: EvidenceFile): Promise<EvidenceFile> {
+export async function saveEvidence(
+  session: Pick<EvidenceSession, 'evidencePath' | 'logDir' | 'redact' | 'signingKey'>,
+  file: EvidenceFile,
+): Promise<EvidenceFile> {
   return writeEvidenceMakingRoom(session.evidencePath, file, (f) => sealEvidence(f, session.redact, session.signingKey), session.logDir)
 }

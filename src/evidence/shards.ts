@@ -22,7 +22,8 @@ export function mergeProblem(files: readonly ShardFile[]): string | null {
     if (file.workspace.fingerprint !== first.file.workspace.fingerprint) {
       return `${path} verified different code (workspace ${file.workspace.fingerprint.slice(0, 19)}…) than ${first.path} (${first.file.workspace.fingerprint.slice(0, 19)}…): every shard must run on the same commit and tree`
     }
-    if (file.shard.total !== first.file.shard?.total) return `${path} is shard ${file.shard.index}/${file.shard.total}, ${first.path} is of ${first.file.shard?.total}`
+    if (file.shard.total !== first.file.shard?.total)
+      return `${path} is shard ${file.shard.index}/${file.shard.total}, ${first.path} is of ${first.file.shard?.total}`
   }
   const seen = new Map<number, string>()
   for (const { path, file } of files) {
@@ -40,7 +41,9 @@ export function combineShards(files: readonly ShardFile[]): EvidenceFile {
   for (const { file } of files) {
     for (const result of file.checks) if (file.shard?.checks.includes(result.id)) owner.set(result.id, result)
   }
-  const checks = first.checks.map((result) => owner.get(result.id) ?? { ...result, status: 'skipped' as const, reason: "its shard's evidence was not merged", evidence: null })
+  const checks = first.checks.map(
+    (result) => owner.get(result.id) ?? { ...result, status: 'skipped' as const, reason: "its shard's evidence was not merged", evidence: null },
+  )
   const times = (key: 'startedAt' | 'finishedAt') => files.map(({ file }) => file[key]).toSorted((a, b) => Date.parse(a) - Date.parse(b))
   const { signature: _unsigned, shard: _shard, ...rest } = first
   return { ...rest, startedAt: times('startedAt')[0] ?? first.startedAt, finishedAt: times('finishedAt').at(-1) ?? first.finishedAt, checks }
@@ -67,7 +70,16 @@ export async function readShards(cwd: string, paths: readonly string[]): Promise
 export async function mergedOutputs(target: string, shards: readonly ShardFile[]): Promise<OutputFile[]> {
   const files: string[] = []
   for (const { path, file } of shards) {
-    files.push(...(await besideEvidence(path, file.checks.map((c) => c.id))), ...(await unchangedOutputs(path, file)))
+    files.push(
+      ...(await besideEvidence(
+        path,
+        file.checks.map((c) => c.id),
+      )),
+      ...(await unchangedOutputs(path, file)),
+    )
   }
-  return describeOutputs(target, files.filter((file) => file !== target))
+  return describeOutputs(
+    target,
+    files.filter((file) => file !== target),
+  )
 }

@@ -26,12 +26,18 @@ export interface WorkspaceSources {
  * the evidence recorded — these only from evidence this command trusts (signed, when a key is set) and only while
  * their content is what verify wrote.
  */
-export async function commandWorkspace(context: Pick<EvidenceSession, 'loaded' | 'evidencePath' | 'signingKey'>, sources: WorkspaceSources = {}): Promise<CommandWorkspace> {
+export async function commandWorkspace(
+  context: Pick<EvidenceSession, 'loaded' | 'evidencePath' | 'signingKey'>,
+  sources: WorkspaceSources = {},
+): Promise<CommandWorkspace> {
   const { protocol } = context.loaded
   const recorded = sources.recorded
   const trusted = recorded && (!context.signingKey || verifySignature(recorded, context.signingKey).valid) ? recorded : null
   const [beside, siblings, carried] = await Promise.all([
-    besideEvidence(context.evidencePath, protocol.checks.map((c) => c.id)),
+    besideEvidence(
+      context.evidencePath,
+      protocol.checks.map((c) => c.id),
+    ),
     siblingEvidence(context.evidencePath),
     unchangedOutputs(context.evidencePath, trusted),
   ])

@@ -79,7 +79,11 @@ export function testCheckOf(session: EvidenceSession, id: string | undefined): R
   const { protocol } = session.loaded
   if (id) {
     const check = protocol.checks.find((c) => c.id === id)
-    if (!check) throw new VerifyError('E_USAGE', `No check "${id}" in protocol "${protocol.name}" (the reporter's \`check\` option). Checks: ${protocol.checks.map((c) => c.id).join(', ')}.`)
+    if (!check)
+      throw new VerifyError(
+        'E_USAGE',
+        `No check "${id}" in protocol "${protocol.name}" (the reporter's \`check\` option). Checks: ${protocol.checks.map((c) => c.id).join(', ')}.`,
+      )
     return check
   }
   const tests = protocol.checks.filter((c) => c.evidenceType === 'test_pass')
@@ -129,7 +133,14 @@ export class TestRunRecording {
   /** Loads the protocol and takes the workspace fingerprint now, as the run starts. */
   static async begin(root: string, options: TestEvidenceOptions, env: Environment): Promise<TestRunRecording> {
     const startedAt = new Date()
-    const session = await openEvidenceSession({ cwd: root, env, configEnv: env, configFile: options.config, evidence: options.evidence, protocol: options.protocol })
+    const session = await openEvidenceSession({
+      cwd: root,
+      env,
+      configEnv: env,
+      configFile: options.config,
+      evidence: options.evidence,
+      protocol: options.protocol,
+    })
     const check = testCheckOf(session, options.check)
     const { rootDir } = session.loaded.protocol
     const workspace = await workspaceFingerprint(rootDir)
@@ -183,7 +194,14 @@ export class TestRunRecording {
       const checks = writtenChecks(restated.checks.map((r) => (r.id === mine.id ? mine : r)))
       const summary = summarize(checks, protocol.strictMode)
       const fresh = buildEvidenceFile(
-        { protocol, runId: randomUUID(), startedAt: this.startedAt.toISOString(), finishedAt: finished.toISOString(), workspace: this.workspace, results: checks },
+        {
+          protocol,
+          runId: randomUUID(),
+          startedAt: this.startedAt.toISOString(),
+          finishedAt: finished.toISOString(),
+          workspace: this.workspace,
+          results: checks,
+        },
         summary,
       )
       const file = base ? { ...base, protocol: fresh.protocol, tool: fresh.tool, finishedAt: fresh.finishedAt, checks, summary } : fresh

@@ -24,7 +24,9 @@ const NPM_PLACEHOLDER = /no test specified/
 /** The script a check would run, if the project has one. */
 export function scriptFor(pkg: PackageJson, id: NodeCheckId): string | undefined {
   const scripts = pkg.scripts ?? {}
-  return NODE_SCRIPTS[id].find((name) => typeof scripts[name] === 'string' && scripts[name].trim() !== '' && !(id === 'test' && NPM_PLACEHOLDER.test(scripts[name])))
+  return NODE_SCRIPTS[id].find(
+    (name) => typeof scripts[name] === 'string' && scripts[name].trim() !== '' && !(id === 'test' && NPM_PLACEHOLDER.test(scripts[name])),
+  )
 }
 
 const DEFINITIONS: Readonly<Record<NodeCheckId, Pick<CheckDefinition, 'name' | 'evidenceType'>>> = {

@@ -178,7 +178,10 @@ async function untrackedLines(cwd: string, signal?: AbortSignal): Promise<AddedL
 }
 
 /** Scans the lines a change adds (tracked changes against the base, and untracked files) for markers. */
-export async function scanNewMarkers(cwd: string, options: TodoOptions & { signal?: AbortSignal; env?: Record<string, string | undefined> } = {}): Promise<TodoScan> {
+export async function scanNewMarkers(
+  cwd: string,
+  options: TodoOptions & { signal?: AbortSignal; env?: Record<string, string | undefined> } = {},
+): Promise<TodoScan> {
   const inside = await tryGit(['rev-parse', '--is-inside-work-tree'], cwd, options.signal)
   if (inside !== 'true') throw new Error(`${cwd} is not in a git repository, so there is no change to compare with a base`)
   const base = await findBase(cwd, options.base ?? (options.env?.VERIFY_BASE || undefined), isCI(options.env), options.signal)
@@ -206,11 +209,19 @@ export function todoCheck(options: TodoOptions = {}): CheckDefinition<never> {
       const metadata = { base: scan.base, files: scan.files, markers: scan.found.length, ...(scan.note ? { baseFallback: true } : {}) }
       const note = scan.note ? [scan.note] : []
       if (scan.found.length === 0) {
-        return { passed: true, output: [`No ${markers.join('/')} in the lines added to ${scan.files} file(s) since ${scan.base}.`, ...note].join('\n'), metadata }
+        return {
+          passed: true,
+          output: [`No ${markers.join('/')} in the lines added to ${scan.files} file(s) since ${scan.base}.`, ...note].join('\n'),
+          metadata,
+        }
       }
       const shown = scan.found.slice(0, SHOWN).map((l) => `${l.file}:${l.line}: ${l.text.trim()}`)
       const more = scan.found.length > SHOWN ? [`… and ${scan.found.length - SHOWN} more`] : []
-      return { passed: false, output: [`${scan.found.length} new marker(s) in lines added since ${scan.base}:`, ...shown, ...more, ...note].join('\n'), metadata }
+      return {
+        passed: false,
+        output: [`${scan.found.length} new marker(s) in lines added since ${scan.base}:`, ...shown, ...more, ...note].join('\n'),
+        metadata,
+      }
     },
   }
 }

@@ -22,11 +22,18 @@ const LINE_WIDTH = 300
 const checks = (n: number) => `${n} check${n === 1 ? '' : 's'}`
 
 function detail(result: CheckResult, logFile: string): string[] {
-  const lines = [`${statusGlyph(result.status)} ${result.id}${result.name === result.id ? '' : ` (${result.name})`} — ${statusText(result.status)}: ${howItEnded(result)}`]
+  const lines = [
+    `${statusGlyph(result.status)} ${result.id}${result.name === result.id ? '' : ` (${result.name})`} — ${statusText(result.status)}: ${howItEnded(result)}`,
+  ]
   const e = result.evidence
   if (e) {
     lines.push(`  $ ${cutLine(e.command ?? '(function check)', LINE_WIDTH)}`)
-    const how = [e.exitCode !== null ? `exit code ${e.exitCode}` : '', e.signal ? `signal ${e.signal}` : '', e.timedOut ? 'timed out' : '', formatDuration(e.durationMs)]
+    const how = [
+      e.exitCode !== null ? `exit code ${e.exitCode}` : '',
+      e.signal ? `signal ${e.signal}` : '',
+      e.timedOut ? 'timed out' : '',
+      formatDuration(e.durationMs),
+    ]
     lines.push(`  ${how.filter(Boolean).join(', ')}`)
     const found = failureExcerpt(result, { maxLines: LINES_PER_CHECK, maxMatches: LINES_PER_CHECK / 2, maxTests: 5, width: LINE_WIDTH })
     for (const test of found.tests) lines.push(...failingTestLines(test, LINE_WIDTH).map((line, i) => (i === 0 ? `  ✗ ${line}` : `    ${line}`)))
@@ -69,7 +76,13 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   const logDir = logDirOf(outcome.evidencePath)
   const ms = Date.parse(checklist.finishedAt ?? '') - Date.parse(checklist.startedAt ?? '')
   const reuse = ranAndReused(checklist.results)
-  const counts = [`${summary.passed} passed${reuse ? ` (${reuse})` : ''}`, summary.failed && `${summary.failed} failed`, summary.skipped && `${summary.skipped} skipped`, summary.cancelled && `${summary.cancelled} cancelled`, summary.pending && `${summary.pending} pending`]
+  const counts = [
+    `${summary.passed} passed${reuse ? ` (${reuse})` : ''}`,
+    summary.failed && `${summary.failed} failed`,
+    summary.skipped && `${summary.skipped} skipped`,
+    summary.cancelled && `${summary.cancelled} cancelled`,
+    summary.pending && `${summary.pending} pending`,
+  ]
   const out = [
     `verify: ${summary.verdict.toUpperCase()} — ${counts.filter(Boolean).join(', ')} of ${checks(summary.total)} (${scopeLabel(outcome)}${Number.isFinite(ms) ? `, ${formatDuration(ms)}` : ''})`,
   ]
@@ -82,7 +95,12 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   const oneLiners = [...failing.slice(DETAILED), ...others]
   if (oneLiners.length) out.push('')
   for (const result of oneLiners.slice(0, ONE_LINERS)) {
-    out.push(cutLine(`${statusGlyph(result.status)} ${result.id} — ${statusText(result.status)}${result.reason ? `: ${result.reason.split('\n')[0]}` : ''}`, LINE_WIDTH))
+    out.push(
+      cutLine(
+        `${statusGlyph(result.status)} ${result.id} — ${statusText(result.status)}${result.reason ? `: ${result.reason.split('\n')[0]}` : ''}`,
+        LINE_WIDTH,
+      ),
+    )
   }
   if (oneLiners.length > ONE_LINERS) out.push(`… and ${oneLiners.length - ONE_LINERS} more`)
   const optional = checklist.results.filter((r) => FAILING.has(r.status) && !isBlocking(r, strict))

@@ -94,7 +94,8 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
   const row = (result: CheckResult, pad: number): string => {
     const t0 = started.get(result.id)
     // A settled check shows what its evidence recorded; a running one, the time so far.
-    const ms = result.evidence && ended.has(result.id) ? result.evidence.durationMs : t0 === undefined ? undefined : (ended.get(result.id) ?? performance.now()) - t0
+    const ms =
+      result.evidence && ended.has(result.id) ? result.evidence.durationMs : t0 === undefined ? undefined : (ended.get(result.id) ?? performance.now()) - t0
     const reused = reusedNote(result)
     const elapsed = ms === undefined || reused ? '' : formatDuration(ms)
     const icon = reused ? c.cyan('↺') : result.status === 'running' ? c.cyan(SPINNER[frame % SPINNER.length] as string) : statusIcon(result.status, c)
@@ -109,7 +110,9 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
     // Too many rows for the screen: keep what is running or failed, and say how many are hidden.
     if (visible.length > rows - 4) visible = visible.filter((r) => r.status === 'running' || FAILING.has(r.status))
     const lines = visible.map((r) => row(r, pad))
-    lines.push(fitWidth(c.dim(` ${done}/${results.length} done${visible.length < results.length ? ` · ${results.length - visible.length} not shown` : ''}`), rowWidth))
+    lines.push(
+      fitWidth(c.dim(` ${done}/${results.length} done${visible.length < results.length ? ` · ${results.length - visible.length} not shown` : ''}`), rowWidth),
+    )
     if (drawn > 0) control(`\x1b[${drawn}A\x1b[0J`)
     options.write(`${lines.join('\n')}\n`)
     drawn = lines.length
@@ -139,7 +142,9 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
     onRunStart(checklist: Checklist) {
       checks = checklist.protocol.checks
       results = checklist.results
-      options.write(`${c.bold('verify')} ${c.dim(`· protocol ${untrusted(checklist.protocol.name)} · ${checks.length} check${checks.length === 1 ? '' : 's'}`)}\n`)
+      options.write(
+        `${c.bold('verify')} ${c.dim(`· protocol ${untrusted(checklist.protocol.name)} · ${checks.length} check${checks.length === 1 ? '' : 's'}`)}\n`,
+      )
       if (live) {
         control('\x1b[?25l')
         draw()

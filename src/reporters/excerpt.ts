@@ -106,7 +106,12 @@ export function failureExcerpt(result: CheckResult, options: FailureExcerptOptio
   const rest = excerpt(lines.join('\n'), { ...options, maxMatches: options.maxMatches ?? (tests.length ? 0 : undefined) })
   const total = excerpt(text, { maxLines: 0, maxMatches: 0 }).total
   // A line that only repeats a test's message says nothing new.
-  const said = new Set(tests.flatMap((t) => [t.message, t.name]).filter((t): t is string => t !== undefined).map((t) => plainLine(t).trim()))
+  const said = new Set(
+    tests
+      .flatMap((t) => [t.message, t.name])
+      .filter((t): t is string => t !== undefined)
+      .map((t) => plainLine(t).trim()),
+  )
   const tail = rest.tail.filter((line) => !said.has(line.trim()))
   return { matches: rest.matches, tail, total, tests, moreTests: known - tests.length }
 }

@@ -12,7 +12,9 @@ export function guardReporter(reporter: Reporter, label: string, io: { stderr: (
   const fail = (hook: string, error: unknown) => {
     if (failed) return
     failed = true
-    io.stderr(`verify: reporter ${untrusted(label)} failed in ${hook} and is left out for the rest of the run: ${untrusted(error instanceof Error ? error.message : String(error))}\n`)
+    io.stderr(
+      `verify: reporter ${untrusted(label)} failed in ${hook} and is left out for the rest of the run: ${untrusted(error instanceof Error ? error.message : String(error))}\n`,
+    )
   }
   const guarded: Record<string, (...args: unknown[]) => unknown> = {}
   for (const hook of HOOKS) {

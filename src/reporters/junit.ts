@@ -39,7 +39,8 @@ function testcase(result: CheckResult, classname: string): string {
   const name = result.name === result.id ? result.id : `${result.name} (${result.id})`
   const head = `    <testcase${attrs({ classname, name, time: seconds(result.evidence?.durationMs ?? 0) })}`
   const reused = reusedNote(result)
-  if (result.status === 'passed') return reused ? `${head}>\n      <system-out>${xmlText(`${reused}: evidence of an earlier run, still valid`)}</system-out>\n    </testcase>` : `${head}/>`
+  if (result.status === 'passed')
+    return reused ? `${head}>\n      <system-out>${xmlText(`${reused}: evidence of an earlier run, still valid`)}</system-out>\n    </testcase>` : `${head}/>`
   if (FAILING.has(result.status)) {
     const message = `${howItEnded(result)}${result.required ? '' : ' (optional check)'}`
     const command = result.evidence?.command ? `$ ${result.evidence.command}\n` : ''

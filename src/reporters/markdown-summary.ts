@@ -82,7 +82,9 @@ function testList(result: CheckResult): string {
     const [title, message] = failingTestLines(test, 300)
     return `- ❌ ${escapeMarkdown(title as string)}${message ? ` — ${escapeMarkdown(message)}` : ''}\n`
   })
-  return `\`${result.id}\` failing tests:\n\n${items.join('')}${moreTestsLine(found).map((l) => `- ${escapeMarkdown(l)}\n`).join('')}\n`
+  return `\`${result.id}\` failing tests:\n\n${items.join('')}${moreTestsLine(found)
+    .map((l) => `- ${escapeMarkdown(l)}\n`)
+    .join('')}\n`
 }
 
 function detail(result: CheckResult, lines: readonly string[], of: number, tests = ''): string {
@@ -145,9 +147,22 @@ export function renderMarkdownSummary(run: RunOutcome, options: MarkdownSummaryO
   const totals = failing.map((r) => lineCount(r.evidence?.output.text ?? ''))
   const lists = failing.map(testList)
   const compose = (keptRows: readonly string[], details: readonly string[], notes: readonly string[]) =>
-    guard(head + tableHead + keptRows.join('') + '\n' + next + (details.length ? `**Failing output**\n\n${details.join('')}` : '') + notes.map((n) => `_${n}_\n\n`).join('') + foot)
+    guard(
+      head +
+        tableHead +
+        keptRows.join('') +
+        '\n' +
+        next +
+        (details.length ? `**Failing output**\n\n${details.join('')}` : '') +
+        notes.map((n) => `_${n}_\n\n`).join('') +
+        foot,
+    )
 
-  const full = compose(rows, failing.map((r, i) => detail(r, tails[i] ?? [], totals[i] ?? 0, lists[i])), [])
+  const full = compose(
+    rows,
+    failing.map((r, i) => detail(r, tails[i] ?? [], totals[i] ?? 0, lists[i])),
+    [],
+  )
   if (bytesOf(full) <= options.maxBytes) return full
 
   // 1. Shorten the tails: share what the rest leaves among the failing checks, each a readable size.

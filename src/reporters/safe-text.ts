@@ -97,7 +97,9 @@ const BIDI = /[\u202A-\u202E\u2066-\u2069]/g
  * spaces; `lines` keeps its lines, each cleaned and guarded on its own.
  */
 export function untrusted(text: string, layout: 'inline' | 'lines' = 'inline'): string {
-  const lines = stripAnsi(text).replace(BIDI, '').split(/\r\n|\r|\n/)
+  const lines = stripAnsi(text)
+    .replace(BIDI, '')
+    .split(/\r\n|\r|\n/)
   const clean = lines.map((line) => line.replace(CONTROL, ''))
   return layout === 'inline' ? guardCommand(clean.join(' ')) : clean.map(guardCommand).join('\n')
 }
@@ -113,8 +115,7 @@ export function guardText(text: string): string {
     .join('\n')
 }
 
-const unicodeEscape = (ch: string) =>
-  Array.from({ length: ch.length }, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')
+const unicodeEscape = (ch: string) => Array.from({ length: ch.length }, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')
 
 /**
  * JSON (as JSON.stringify writes it) that the runner cannot read a command from, and that parses to the same value:

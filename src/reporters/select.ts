@@ -78,8 +78,14 @@ function selectEntries(specs: readonly string[] | undefined, io: ReporterHost, c
  * The files the run's built-in reporters will write (absolute): verify's own output, never part of the code.
  * `copy`: the file is a copy of the evidence (the `json` reporter).
  */
-export function reportFiles(specs: readonly string[] | undefined, io: ReporterHost, config?: ReporterConfigSource): { name: string; file: string; copy: boolean }[] {
-  return selectEntries(specs, io, config).flatMap((entry) => (entry.kind === 'builtin' && entry.file ? [{ name: entry.name, file: entry.file, copy: entry.name === 'json' }] : []))
+export function reportFiles(
+  specs: readonly string[] | undefined,
+  io: ReporterHost,
+  config?: ReporterConfigSource,
+): { name: string; file: string; copy: boolean }[] {
+  return selectEntries(specs, io, config).flatMap((entry) =>
+    entry.kind === 'builtin' && entry.file ? [{ name: entry.name, file: entry.file, copy: entry.name === 'json' }] : [],
+  )
 }
 
 /**
@@ -133,7 +139,10 @@ export async function createReporters(
   for (const entry of entries) {
     if (entry.kind === 'builtin') reporters.push(guardReporter(REPORTERS[entry.name](context(entry)), `"${entry.name}"`, io))
     else if (entry.kind === 'object') reporters.push(guardReporter(asReporter(entry.reporter, `reporters[${entry.index}]`), `reporters[${entry.index}]`, io))
-    else reporters.push(guardReporter(await loadReporterModule(entry.specifier, config?.rootDir ?? io.cwd, entry.options, context(entry)), `"${entry.specifier}"`, io))
+    else
+      reporters.push(
+        guardReporter(await loadReporterModule(entry.specifier, config?.rootDir ?? io.cwd, entry.options, context(entry)), `"${entry.specifier}"`, io),
+      )
   }
   return reporters
 }

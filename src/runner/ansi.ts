@@ -14,10 +14,7 @@ const STRAY = String.raw`\x1b|\x9b`
 const SEQUENCE = new RegExp(`${CSI}|${STRING}|${NF}|${SINGLE}|${STRAY}`, 'g')
 const COMPLETE_AT = new RegExp(`${CSI}|${STRING}|${NF}|${SINGLE}`, 'y')
 // What a sequence can look like before its final byte has arrived.
-const PREFIX_AT = new RegExp(
-  String.raw`(?:\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_][^\x07\x1b\x9c]*\x1b?|[\x20-\x2f]*)|\x9b[\x30-\x3f]*[\x20-\x2f]*)$`,
-  'y',
-)
+const PREFIX_AT = new RegExp(String.raw`(?:\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_][^\x07\x1b\x9c]*\x1b?|[\x20-\x2f]*)|\x9b[\x30-\x3f]*[\x20-\x2f]*)$`, 'y')
 
 /** Removes ANSI/VT escape sequences (CSI, OSC/DCS strings, nF and single-character escapes, C1 CSI). */
 export function stripAnsi(text: string): string {

@@ -34,7 +34,13 @@ const CANCELLED = Symbol('cancelled')
 
 export async function runFunctionCheck(check: ResolvedCheck, options: FunctionRunOptions): Promise<FunctionRunResult> {
   if (options.source && options.checkDigest) {
-    return runFunctionProcess(check, { ...options, source: options.source, checkDigest: options.checkDigest, graceMs: options.graceMs ?? 5000, loadEnv: options.loadEnv ?? options.env })
+    return runFunctionProcess(check, {
+      ...options,
+      source: options.source,
+      checkDigest: options.checkDigest,
+      graceMs: options.graceMs ?? 5000,
+      loadEnv: options.loadEnv ?? options.env,
+    })
   }
   return runInProcess(check, options)
 }

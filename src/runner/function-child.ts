@@ -60,7 +60,9 @@ function settle(next: FunctionOutcome): void {
 }
 
 function trappedExit(code?: unknown): never {
-  settle({ error: `the run function called process.exit(${code === undefined ? '' : String(code)}): a function check returns its result, it does not end its process` })
+  settle({
+    error: `the run function called process.exit(${code === undefined ? '' : String(code)}): a function check returns its result, it does not end its process`,
+  })
   throw new ExitTrapped()
 }
 
@@ -69,7 +71,9 @@ function trapExit(): void {
   internals.reallyExit = trappedExit
   process.on('uncaughtException', (error, origin) => {
     if (error instanceof ExitTrapped) return
-    settle(thrownOutcome(error, origin === 'unhandledRejection' ? 'left a promise rejection unhandled' : 'threw outside its promise (from a timer or a callback)'))
+    settle(
+      thrownOutcome(error, origin === 'unhandledRejection' ? 'left a promise rejection unhandled' : 'threw outside its promise (from a timer or a callback)'),
+    )
   })
   process.on('unhandledRejection', (reason) => {
     if (reason instanceof ExitTrapped) return

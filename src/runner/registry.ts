@@ -41,7 +41,14 @@ export interface RunRegistry {
  */
 export function openRegistry(dir: string, runId: string): RunRegistry {
   const file = join(dir, `${runId}.json`)
-  const record: RegistryFile = { runId, pid: process.pid, startTime: startTimeOf(process.pid), hostname: hostname(), startedAt: new Date().toISOString(), groups: [] }
+  const record: RegistryFile = {
+    runId,
+    pid: process.pid,
+    startTime: startTimeOf(process.pid),
+    hostname: hostname(),
+    startedAt: new Date().toISOString(),
+    groups: [],
+  }
   let writable = true
   const write = () => {
     if (!writable) return
@@ -134,7 +141,8 @@ export function describeCleanup(cleanup: Cleanup): string | null {
   const parts: string[] = []
   const pids = cleanup.killed.length > 10 ? `${cleanup.killed.slice(0, 10).join(', ')}, …` : cleanup.killed.join(', ')
   if (cleanup.killed.length > 0) parts.push(`killed ${cleanup.killed.length} leftover process${cleanup.killed.length === 1 ? '' : 'es'} (${pids})`)
-  if (cleanup.removed.length > 0) parts.push(`removed ${cleanup.removed.length} half-written file${cleanup.removed.length === 1 ? '' : 's'} (${cleanup.removed.join(', ')})`)
+  if (cleanup.removed.length > 0)
+    parts.push(`removed ${cleanup.removed.length} half-written file${cleanup.removed.length === 1 ? '' : 's'} (${cleanup.removed.join(', ')})`)
   return `An earlier run was killed before it could clean up (${cleanup.runs === 1 ? 'one run' : `${cleanup.runs} runs`}): ${parts.join(' and ')}.`
 }
 

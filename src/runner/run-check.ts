@@ -89,7 +89,15 @@ async function attemptOnce(check: ResolvedCheck, ctx: CheckRunContext, attempt: 
   if (ctx.logDir) env.VERIFY_LOG_DIR = ctx.logDir
   const spawn =
     check.kind === 'command'
-      ? await spawnSupervised({ command: check.command as string | string[], cwd: check.cwd, env, timeoutMs: check.timeoutMs, graceMs: ctx.graceMs, signal: ctx.signal, capture })
+      ? await spawnSupervised({
+          command: check.command as string | string[],
+          cwd: check.cwd,
+          env,
+          timeoutMs: check.timeoutMs,
+          graceMs: ctx.graceMs,
+          signal: ctx.signal,
+          capture,
+        })
       : await runFunctionCheck(check, {
           cwd: check.cwd,
           env,

@@ -141,9 +141,12 @@ export async function runChecks(checklist: Checklist, options: RunOptions = {}):
   for (const check of protocol.checks) {
     const prior = options.settled?.get(check.id)
     if (prior) settle(check, { status: prior.status, reason: prior.reason, evidence: prior.evidence })
-    else if (options.shard && !options.shard.checks.has(check.id)) settle(check, { status: 'skipped', reason: `runs in another shard (of ${options.shard.total})` })
-    else if (!selected.has(check.id)) settle(check, { status: 'skipped', reason: options.skip?.includes(check.id) ? 'left out with --skip' : 'not selected with --only' })
-    else if (protocol.skipOptional && !check.required && !neededByRequired.has(check.id)) settle(check, { status: 'skipped', reason: 'optional check skipped (skipOptional)' })
+    else if (options.shard && !options.shard.checks.has(check.id))
+      settle(check, { status: 'skipped', reason: `runs in another shard (of ${options.shard.total})` })
+    else if (!selected.has(check.id))
+      settle(check, { status: 'skipped', reason: options.skip?.includes(check.id) ? 'left out with --skip' : 'not selected with --only' })
+    else if (protocol.skipOptional && !check.required && !neededByRequired.has(check.id))
+      settle(check, { status: 'skipped', reason: 'optional check skipped (skipOptional)' })
     else if (check.kind === 'manual') settle(check, { status: 'pending_manual', reason: check.manual ?? null })
   }
 
@@ -172,8 +175,8 @@ export async function runChecks(checklist: Checklist, options: RunOptions = {}):
     const task = (async () => {
       // Whatever goes wrong inside verify for one check (a spawn that throws, a log that cannot be opened) is that
       // check's error: the run goes on and the evidence is written.
-      const outcome = await run().catch(
-        (error: unknown): CheckResult => checkResult(check, 'error', `verify could not run it: ${error instanceof Error ? error.message : String(error)}`),
+      const outcome = await run().catch((error: unknown): CheckResult =>
+        checkResult(check, 'error', `verify could not run it: ${error instanceof Error ? error.message : String(error)}`),
       )
       if (outcome.status === 'cancelled' && stopReason) outcome.reason = stopReason
       settle(check, outcome)
@@ -195,7 +198,9 @@ export async function runChecks(checklist: Checklist, options: RunOptions = {}):
         settle(check, { status: 'cancelled', reason: stopReason })
         continue
       }
-      const blocker = check.dependsOn.map((id) => results.get(id) as CheckResult).find((dep) => dep.status !== 'pending' && dep.status !== 'running' && dep.status !== 'passed')
+      const blocker = check.dependsOn
+        .map((id) => results.get(id) as CheckResult)
+        .find((dep) => dep.status !== 'pending' && dep.status !== 'running' && dep.status !== 'passed')
       if (blocker) {
         settle(check, { status: 'skipped', reason: `its dependency "${blocker.id}" did not pass (${blocker.status.replace('_', ' ')})` })
         continue

@@ -59,7 +59,11 @@ export async function readTestReport(spec: TestsSpec, cwd: string, since: number
   const { passed, failed } = counts
   if (failed > 0) return { ok: false, reason: `${plural(failed, 'test')} failed according to ${shown}`, counts }
   if (passed < spec.min) {
-    return { ok: false, reason: passed === 0 ? `no test ran according to ${shown}` : `only ${plural(passed, 'test')} passed, at least ${spec.min} required`, counts }
+    return {
+      ok: false,
+      reason: passed === 0 ? `no test ran according to ${shown}` : `only ${plural(passed, 'test')} passed, at least ${spec.min} required`,
+      counts,
+    }
   }
   return { ok: true, counts }
 }

@@ -57,7 +57,8 @@ function mocha(lines: readonly string[]): Found[] {
     // The title goes on over the next lines, indented, until one ends with a colon.
     const parts = [(m[2] as string).trim()]
     let j = i
-    while (!(parts.at(-1) as string).endsWith(':') && j + 1 < lines.length && j < i + 10 && (lines[j + 1] as string).trim() !== '') parts.push((lines[++j] as string).trim())
+    while (!(parts.at(-1) as string).endsWith(':') && j + 1 < lines.length && j < i + 10 && (lines[j + 1] as string).trim() !== '')
+      parts.push((lines[++j] as string).trim())
     found.push({ name: parts.join(' ').replace(/:$/, ''), from: j + 1 })
     i = j
   }

@@ -44,7 +44,9 @@ export function parseJestJson(text: string): ParsedReport {
           const stack = messages.join('\n')
           const at = isObject(test.location) ? num(test.location.line) : undefined
           const found = at === undefined ? findLocation(stack, path) : undefined
-          const name = str(test.fullName) ?? [...(Array.isArray(test.ancestorTitles) ? test.ancestorTitles : []), test.title].filter((t) => typeof t === 'string').join(' > ')
+          const name =
+            str(test.fullName) ??
+            [...(Array.isArray(test.ancestorTitles) ? test.ancestorTitles : []), test.title].filter((t) => typeof t === 'string').join(' > ')
           const message = status === 'failed' ? (messages[0] ?? str(test.failureMessage)) : `the test's status is "${status || 'missing'}"`
           fail(testFailure(name, { file: path, line: at ?? found?.line, message }))
         }
@@ -52,7 +54,11 @@ export function parseJestJson(text: string): ParsedReport {
       // A file that failed without a failing test: it did not load, or a hook threw.
       const fileFailed = str(file.status) === 'failed' || str(file.testExecError) !== undefined || isObject(file.testExecError)
       if (fileFailed && failedHere === 0) {
-        const message = str(file.message) || str(file.failureMessage) || (isObject(file.testExecError) ? str(file.testExecError.message) : undefined) || 'the test file failed'
+        const message =
+          str(file.message) ||
+          str(file.failureMessage) ||
+          (isObject(file.testExecError) ? str(file.testExecError.message) : undefined) ||
+          'the test file failed'
         const found = findLocation(message, path)
         fail(testFailure(path ?? 'test file', { file: path, line: found?.line, message }))
       }
@@ -60,14 +66,16 @@ export function parseJestJson(text: string): ParsedReport {
   } else {
     const passed = num(data.numPassedTests)
     const failed = num(data.numFailedTests)
-    if (passed === undefined || failed === undefined) throw new UnreadableReportError('it has no test counts (numPassedTests, numFailedTests) and no testResults')
+    if (passed === undefined || failed === undefined)
+      throw new UnreadableReportError('it has no test counts (numPassedTests, numFailedTests) and no testResults')
     counts.passed = passed
     counts.skipped = (num(data.numPendingTests) ?? 0) + (num(data.numTodoTests) ?? 0)
     if (failed > 0) fail(testFailure('(unnamed tests)', { message: `the report declares ${failed} failed test(s) without naming them` }), failed)
   }
   // The totals may say more than the list shows: the larger number counts.
   const declared = num(data.numFailedTests) ?? 0
-  if (declared > counts.failed) fail(testFailure('(unnamed tests)', { message: `the report declares ${declared} failed test(s), ${counts.failed} listed` }), declared - counts.failed)
+  if (declared > counts.failed)
+    fail(testFailure('(unnamed tests)', { message: `the report declares ${declared} failed test(s), ${counts.failed} listed` }), declared - counts.failed)
   const runtimeErrors = num(data.numRuntimeErrorTestSuites) ?? 0
   if (runtimeErrors > 0 && counts.failed === 0) fail(testFailure('(test suites)', { message: `${runtimeErrors} test suite(s) could not run` }))
   if (data.success === false && counts.failed === 0) fail(testFailure('(test run)', { message: 'the report says the run did not succeed (success: false)' }))

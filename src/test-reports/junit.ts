@@ -91,7 +91,11 @@ export class JUnitReader {
       if (this.testcase) throw new UnreadableReportError(`a <${name}> is inside a <testcase>`)
       const failures = count(attrs.failures)
       const errors = count(attrs.errors)
-      this.suites.push({ name: attrs.name ?? '', declared: failures === undefined && errors === undefined ? undefined : (failures ?? 0) + (errors ?? 0), failed: 0 })
+      this.suites.push({
+        name: attrs.name ?? '',
+        declared: failures === undefined && errors === undefined ? undefined : (failures ?? 0) + (errors ?? 0),
+        failed: 0,
+      })
     } else if (name === 'testcase') {
       if (this.testcase) throw new UnreadableReportError('a <testcase> is inside another <testcase>')
       this.testcase = { attrs, failed: false, skipped: false, message: undefined, detail: '' }
@@ -131,7 +135,13 @@ export class JUnitReader {
       const suite = this.suites.pop() as Suite
       if (suite.declared !== undefined && suite.declared > suite.failed) {
         const hidden = suite.declared - suite.failed
-        this.fail(suite.name || 'test suite', `the report declares ${suite.declared} failing test(s) here but ${suite.failed} failing testcase(s)`, '', undefined, hidden)
+        this.fail(
+          suite.name || 'test suite',
+          `the report declares ${suite.declared} failing test(s) here but ${suite.failed} failing testcase(s)`,
+          '',
+          undefined,
+          hidden,
+        )
         suite.failed = suite.declared
       }
       const outer = this.suites.at(-1)
@@ -155,7 +165,13 @@ export class JUnitReader {
     }
   }
 
-  private fail(name: string, message: string | undefined, detail: string, where: { file: string | undefined; line: string | undefined } | undefined, n = 1): void {
+  private fail(
+    name: string,
+    message: string | undefined,
+    detail: string,
+    where: { file: string | undefined; line: string | undefined } | undefined,
+    n = 1,
+  ): void {
     this.counts.failed += n
     if (this.failures.length >= MAX_FAILURES) return
     const line = count(where?.line)

@@ -49,7 +49,8 @@ const testCounts: EvidenceRule = {
     // A record of a failure is judged as one (rejected while bound to this code), not also as missing counts.
     if (!spec || evidence.passed !== true) return []
     const counts = evidence.tests
-    if (!counts || typeof counts.passed !== 'number' || typeof counts.failed !== 'number') return [{ issue: 'the evidence records no test counts, which the check requires' }]
+    if (!counts || typeof counts.passed !== 'number' || typeof counts.failed !== 'number')
+      return [{ issue: 'the evidence records no test counts, which the check requires' }]
     if (counts.failed > 0) return [{ issue: `the evidence records ${counts.failed} failed test(s)` }]
     if (counts.passed < spec.min) return [{ issue: `the evidence records ${counts.passed} passed test(s), the check requires at least ${spec.min}` }]
     return []

@@ -16,7 +16,12 @@ export interface MergeOptions {
 }
 
 /** The merged evidence file, judged and summarised, not yet sealed. Throws VerifyUsageError for a shard that is not to be trusted. */
-export async function mergeShards(protocol: ResolvedProtocol, files: readonly ShardFile[], workspace: WorkspaceInfo, options: MergeOptions): Promise<EvidenceFile> {
+export async function mergeShards(
+  protocol: ResolvedProtocol,
+  files: readonly ShardFile[],
+  workspace: WorkspaceInfo,
+  options: MergeOptions,
+): Promise<EvidenceFile> {
   for (const { path, file } of files) {
     const judged = judgeEvidenceFile(file, { protocol: protocol.name, signingKey: options.signingKey, shard: 'any' })
     if (judged.tampered) throw new VerifyUsageError(`Cannot merge ${path}: ${judged.issues.join('; ')}`)

@@ -27,20 +27,25 @@ export interface PriorResults {
  * The stored file is judged by the acceptance rule: with a key, an unsigned or altered file is used for nothing
  * (the new file will be signed, so unsigned input must not be laundered into it).
  */
-export async function priorResults(context: Pick<EvidenceSession, 'loaded' | 'evidencePath' | 'approvalsPath' | 'signingKey'>, workspace: WorkspaceInfo, options: PriorOptions): Promise<PriorResults> {
+export async function priorResults(
+  context: Pick<EvidenceSession, 'loaded' | 'evidencePath' | 'approvalsPath' | 'signingKey'>,
+  workspace: WorkspaceInfo,
+  options: PriorOptions,
+): Promise<PriorResults> {
   const { protocol } = context.loaded
   const approvals = trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
   const partial = options.selected.size < protocol.checks.length
   const previous = options.reuse || partial ? await readEvidenceFile(context.evidencePath) : null
   const warnings: string[] = []
   // A missing file is the ordinary first run; anything else unusable is worth a sentence.
-  if (previous && !previous.ok && !previous.reason.startsWith('no evidence at')) warnings.push(`Stored evidence was not used, every selected check runs: ${previous.reason}`)
+  if (previous && !previous.ok && !previous.reason.startsWith('no evidence at'))
+    warnings.push(`Stored evidence was not used, every selected check runs: ${previous.reason}`)
   const judged = await acceptStoredEvidence(protocol, previous?.ok ? previous.file : null, workspace, {
     maxAgeMs: protocol.maxAgeMs,
     approvals,
     expect: { signingKey: context.signingKey, ...(options.shard ? { shard: options.shard } : {}) },
   })
-  if (judged.file && !judged.file.accepted) warnings.push(`Stored evidence was not used, every selected check runs: ${judged.file.issues.join("; ")}`)
+  if (judged.file && !judged.file.accepted) warnings.push(`Stored evidence was not used, every selected check runs: ${judged.file.issues.join('; ')}`)
   const settled = new Map<string, CheckResult>()
   for (const check of protocol.checks) {
     const judgement = judged.checks.get(check.id)

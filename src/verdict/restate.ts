@@ -34,5 +34,7 @@ export async function restateChecks(
  */
 export function keepRecorded(results: readonly CheckResult[], recorded: readonly CheckResult[], reason: string): WrittenCheckResult[] {
   const byId = new Map(recorded.map((r) => [r.id, r]))
-  return writtenChecks(results.map((result) => (result.status !== 'pending' ? result : (byId.get(result.id) ?? { ...result, status: 'skipped' as const, reason }))))
+  return writtenChecks(
+    results.map((result) => (result.status !== 'pending' ? result : (byId.get(result.id) ?? { ...result, status: 'skipped' as const, reason }))),
+  )
 }

@@ -28,7 +28,11 @@ export interface RunSummary {
 
 /** The summary of a share's own checks: its issues are its own (other shards' checks are not this job's to fix). */
 export function shareSummary(results: readonly CheckResult[], strictMode: boolean, checks: ReadonlySet<string>, options: SummaryOptions = {}): Summary {
-  return summarize(results.filter((r) => checks.has(r.id)), strictMode, options)
+  return summarize(
+    results.filter((r) => checks.has(r.id)),
+    strictMode,
+    options,
+  )
 }
 
 /**

@@ -35,23 +35,43 @@ function describe(result: CheckResult, options: Required<Pick<SummaryOptions, 'l
     case 'failed':
       return {
         issue: `Check failed: ${result.name}${why}`,
-        recommendation: log ? `Fix what ${log} shows for "${result.id}", then run \`${options.command}\` again` : `Fix "${result.id}" (it printed nothing), then run \`${options.command}\` again`,
+        recommendation: log
+          ? `Fix what ${log} shows for "${result.id}", then run \`${options.command}\` again`
+          : `Fix "${result.id}" (it printed nothing), then run \`${options.command}\` again`,
       }
     case 'timed_out':
-      return { issue: `Check timed out: ${result.name}${why}`, recommendation: `Find why "${result.id}" hangs${log ? ` (see ${log})` : ' (it printed nothing)'} or raise its \`timeout\`` }
+      return {
+        issue: `Check timed out: ${result.name}${why}`,
+        recommendation: `Find why "${result.id}" hangs${log ? ` (see ${log})` : ' (it printed nothing)'} or raise its \`timeout\``,
+      }
     case 'error':
-      return { issue: `Check could not run: ${result.name}${why}`, recommendation: `Fix the definition of "${result.id}" in the config or install what it needs` }
+      return {
+        issue: `Check could not run: ${result.name}${why}`,
+        recommendation: `Fix the definition of "${result.id}" in the config or install what it needs`,
+      }
     case 'cancelled':
       return { issue: `Check cancelled: ${result.name}${why}`, recommendation: `Run \`${options.command}\` again once the failures above are fixed` }
     case 'skipped':
-      return { issue: `Check skipped: ${result.name}${why}`, recommendation: `Run \`${options.command}\` with "${result.id}" selected once what it waits for passes` }
+      return {
+        issue: `Check skipped: ${result.name}${why}`,
+        recommendation: `Run \`${options.command}\` with "${result.id}" selected once what it waits for passes`,
+      }
     case 'pending_manual':
-      return { issue: `Waiting for approval: ${result.name}${why}`, recommendation: `A person approves it with \`npx verify approve ${result.id} --by <name>\`` }
+      return {
+        issue: `Waiting for approval: ${result.name}${why}`,
+        recommendation: `A person approves it with \`npx verify approve ${result.id} --by <name>\``,
+      }
     case 'stale':
       if (result.evidence?.approval) {
-        return { issue: `Approval is no longer valid: ${result.name}${why}`, recommendation: `A person approves it again with \`npx verify approve ${result.id} --by <name>\`` }
+        return {
+          issue: `Approval is no longer valid: ${result.name}${why}`,
+          recommendation: `A person approves it again with \`npx verify approve ${result.id} --by <name>\``,
+        }
       }
-      return { issue: `Evidence is no longer valid: ${result.name}${why}`, recommendation: `Run \`${options.command} run --reuse\` to re-run only what is not valid` }
+      return {
+        issue: `Evidence is no longer valid: ${result.name}${why}`,
+        recommendation: `Run \`${options.command} run --reuse\` to re-run only what is not valid`,
+      }
     case 'pending':
       return { issue: `No evidence: ${result.name}${why}`, recommendation: `Run \`${options.command}\` to record it` }
     case 'running':
@@ -116,7 +136,8 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
   }
   for (const result of results) {
     const why = result.evidence?.output.logTruncated
-    if (why && !result.evidence?.reused) summary.warnings.push(`The log of "${result.id}" is incomplete (${why}); its evidence keeps the head and tail of the output, its byte count and SHA-256.`)
+    if (why && !result.evidence?.reused)
+      summary.warnings.push(`The log of "${result.id}" is incomplete (${why}); its evidence keeps the head and tail of the output, its byte count and SHA-256.`)
   }
   if (options.source && !options.source.accepted) {
     summary.issues.unshift(...options.source.issues.map((issue) => issue.charAt(0).toUpperCase() + issue.slice(1)))

@@ -113,7 +113,9 @@ export async function acceptStoredEvidence(
       fingerprint: await checkFingerprint(check, protocol.rootDir, workspace),
       checkDigest: checkDigest(check, protocol.rootDir),
       ...(options.now ? { now: options.now } : {}),
-      ...(changed ? { changedFiles: check.inputs && picomatch ? changed.filter((path) => picomatch.isMatch(path, check.inputs as string[], { dot: true })) : changed } : {}),
+      ...(changed
+        ? { changedFiles: check.inputs && picomatch ? changed.filter((path) => picomatch.isMatch(path, check.inputs as string[], { dot: true })) : changed }
+        : {}),
       // An approval comes from approvals.json, not from the file: the file's trust does not decide it.
       ...(source && !approval ? { source } : {}),
     }

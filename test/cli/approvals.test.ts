@@ -135,7 +135,10 @@ describe.concurrent('verify approve', { timeout: 90_000 }, () => {
     const run = await p.verify('run')
     expect(run.code, diagnose(run)).toBe(0)
     expect(p.executions()).toEqual(['build', 'build'])
-    expect(p.check('review')).toMatchObject({ status: 'passed', evidence: expect.objectContaining({ approval: expect.objectContaining({ by: 'Ann Reviewer' }) }) })
+    expect(p.check('review')).toMatchObject({
+      status: 'passed',
+      evidence: expect.objectContaining({ approval: expect.objectContaining({ by: 'Ann Reviewer' }) }),
+    })
     expect(p.evidence().summary.verdict).toBe('approved')
   })
 })

@@ -44,7 +44,10 @@ describe('checks that cannot run', () => {
 
     expect(file.summary).toMatchObject({ total: 5, passed: 1, failed: 4 })
     for (const id of ['missing-argv', 'missing-shell', 'bad-cwd', 'throws']) {
-      expect(file.summary.issues.some((i) => i.includes(id)), id).toBe(true)
+      expect(
+        file.summary.issues.some((i) => i.includes(id)),
+        id,
+      ).toBe(true)
     }
     // A thrown error is reported in words, never as a stack trace.
     expect(result.stdout).not.toMatch(STACK_LINE)

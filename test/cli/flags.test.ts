@@ -5,7 +5,15 @@ import { parse } from '../../src/cli/args.js'
 import { COMMAND_FLAGS, RUN_FLAGS, VALUE_FLAGS } from '../../src/cli/flags.js'
 import { APPROVE_HELP, CHECK_HELP, HOOK_HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP } from '../../src/cli/help.js'
 
-const HELP: Record<string, string> = { run: RUN_HELP, check: CHECK_HELP, approve: APPROVE_HELP, merge: MERGE_HELP, list: LIST_HELP, init: INIT_HELP, hook: HOOK_HELP }
+const HELP: Record<string, string> = {
+  run: RUN_HELP,
+  check: CHECK_HELP,
+  approve: APPROVE_HELP,
+  merge: MERGE_HELP,
+  list: LIST_HELP,
+  init: INIT_HELP,
+  hook: HOOK_HELP,
+}
 
 describe('the flag tables', () => {
   for (const [command, help] of Object.entries(HELP)) {

@@ -52,7 +52,7 @@ describe('verify init on a pnpm + Vitest library', () => {
       lint: 'pnpm run lint',
       test: 'pnpm exec vitest run',
     })
-    expect(out).toContain('test       pnpm exec vitest run  (after build)  (its script\'s lint, test:types left to those checks)')
+    expect(out).toContain("test       pnpm exec vitest run  (after build)  (its script's lint, test:types left to those checks)")
   })
 
   it('says how to get the package manager when it is not on PATH', async () => {
@@ -66,7 +66,7 @@ describe('verify init on a pnpm + Vitest library', () => {
     expect(again.out).not.toContain('corepack')
   })
 
-  it('points the header of the file it writes at documentation the user has: the installed package\'s docs', async () => {
+  it("points the header of the file it writes at documentation the user has: the installed package's docs", async () => {
     const dir = copy('newcomer-pnpm-lib')
     await init(dir, ['--yes'])
     const text = readFileSync(join(dir, 'verify.config.ts'), 'utf8')
@@ -84,7 +84,7 @@ describe('verify init on a pnpm + Vitest library', () => {
     const { out } = await init(dir, ['--yes'])
     expect(out).toContain('added verify.config.ts to tsconfig.json')
     const text = readFileSync(join(dir, 'tsconfig.json'), 'utf8')
-    expect(text).toContain('// The library\'s sources only')
+    expect(text).toContain("// The library's sources only")
     expect(text).toMatch(/"include": \[\s*"src",\s*"verify\.config\.ts"\s*\]/)
     expect(tsconfigState(dir, 'verify.config.ts').kind).toBe('included')
   })

@@ -143,13 +143,16 @@ describe('.gitignore', () => {
     expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('node_modules/\ndist\n.verify/\n')
   })
 
-  it.each(['.verify', '/.verify/', '.verify/', '.verify/*', '.verify/**', '/.verify/**', '**/.verify/'])('leaves a .gitignore that already has %s alone', async (entry) => {
-    const dir = project({ 'package.json': pkg(), '.gitignore': `${entry}\n` })
-    const console = io(dir)
-    await initCommand([], console)
-    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe(`${entry}\n`)
-    expect(console.out).toContain('.gitignore already ignores .verify/')
-  })
+  it.each(['.verify', '/.verify/', '.verify/', '.verify/*', '.verify/**', '/.verify/**', '**/.verify/'])(
+    'leaves a .gitignore that already has %s alone',
+    async (entry) => {
+      const dir = project({ 'package.json': pkg(), '.gitignore': `${entry}\n` })
+      const console = io(dir)
+      await initCommand([], console)
+      expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe(`${entry}\n`)
+      expect(console.out).toContain('.gitignore already ignores .verify/')
+    },
+  )
 })
 
 describe('an existing config', () => {

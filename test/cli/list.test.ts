@@ -27,7 +27,18 @@ describe('verify list --json', () => {
       chain: ['verify.config.ts', '@acme/verify-preset'],
     })
     const [protocol] = output.protocols
-    expect(Object.keys(protocol ?? {})).toEqual(['name', 'description', 'strictMode', 'parallel', 'concurrency', 'failFast', 'skipOptional', 'timeoutMs', 'maxAgeMs', 'checks'])
+    expect(Object.keys(protocol ?? {})).toEqual([
+      'name',
+      'description',
+      'strictMode',
+      'parallel',
+      'concurrency',
+      'failFast',
+      'skipOptional',
+      'timeoutMs',
+      'maxAgeMs',
+      'checks',
+    ])
     expect(protocol?.checks.map((c) => c.id)).toEqual(['audit', 'build', 'test', 'docs'])
     expect(protocol?.checks[2]).toEqual({
       id: 'test',
@@ -79,7 +90,9 @@ describe('verify list (text)', () => {
     expect(lines[1]).toMatch(/^layers: node_modules\/@acme\/verify-preset\/src\/shared\/base\.mjs → @acme\/verify-preset → verify\.config\.ts/)
     expect(result.stdout).toMatch(/protocol default\n {2}not strict · parallel \(\d+\) · timeout 2m · maxAge 5m/)
     expect(result.stdout).toMatch(/^ {2}id +type +required +kind +depends on +timeout +from +command$/m)
-    expect(result.stdout).toMatch(/^ {2}test +test_pass +yes +command +build +1\.5m +@acme\/verify-preset → verify\.config\.ts +node \.\.\/bin\/exit\.mjs 0 "project tests ok"$/m)
+    expect(result.stdout).toMatch(
+      /^ {2}test +test_pass +yes +command +build +1\.5m +@acme\/verify-preset → verify\.config\.ts +node \.\.\/bin\/exit\.mjs 0 "project tests ok"$/m,
+    )
     expect(result.stdout).toMatch(/^ {2}audit +security_verified +no +command/m)
   })
 

@@ -30,7 +30,9 @@ beforeAll(async () => {
 describe('verify schema evidence', () => {
   it('is a JSON Schema 2020-12 document of an object with the stable fields of SPEC §5', () => {
     expect(evidenceSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema')
-    expect(evidenceSchema.required).toEqual(expect.arrayContaining(['schemaVersion', 'tool', 'protocol', 'workspace', 'startedAt', 'finishedAt', 'checks', 'summary']))
+    expect(evidenceSchema.required).toEqual(
+      expect.arrayContaining(['schemaVersion', 'tool', 'protocol', 'workspace', 'startedAt', 'finishedAt', 'checks', 'summary']),
+    )
   })
 
   // Every kind of run the CLI can record: passes, failures, errors, manual, skips, signing, reuse.
@@ -110,7 +112,9 @@ describe('verify schema config', () => {
   it('accepts one protocol or several, with layers and $env', () => {
     expect(valid({ checks: { build: 'npm run build', test: { command: ['vitest', 'run'], timeout: '5m', dependsOn: ['build'] }, lint: false } })).toEqual([])
     expect(valid({ extends: ['verify-protocol/presets/node'], allowRemote: false, $env: { ci: { failFast: true } } })).toEqual([])
-    expect(valid({ timeout: 60000, protocols: { default: { checks: { a: 'x' } }, deploy: { extends: 'default', checks: { b: { manual: 'ok?' } } } } })).toEqual([])
+    expect(valid({ timeout: 60000, protocols: { default: { checks: { a: 'x' } }, deploy: { extends: 'default', checks: { b: { manual: 'ok?' } } } } })).toEqual(
+      [],
+    )
   })
 
   it('rejects unknown keys, bad durations and wrong types', () => {

@@ -45,7 +45,11 @@ describe('partitionShards', () => {
   it('gives the same shares every time and keeps declaration order inside a shard', () => {
     const { checks } = protocolOf(GROUPED)
     expect(partitionShards(checks, 3)).toEqual(partitionShards(checks, 3))
-    expect(partitionShards(checks, 3)).toEqual([['build', 'test', 'e2e'], ['docs', 'links'], ['lint', 'audit']])
+    expect(partitionShards(checks, 3)).toEqual([
+      ['build', 'test', 'e2e'],
+      ['docs', 'links'],
+      ['lint', 'audit'],
+    ])
   })
 
   it('balances independent checks by count', () => {
@@ -137,13 +141,19 @@ describe('verify run --shard and verify merge', () => {
       expect(result.stderr, name).toMatch(message)
       expect(result.stderr).not.toMatch(/\n\s+at /)
     }
-    const altered = variant('altered.json', (f) => (f.checks[0] as { reason: string | null }).reason = 'edited')
-    const result = await runCliInProcess(['merge', p.evidence('s1.json'), altered, '--evidence', p.evidence('out.json'), '--no-color'], { cwd: p.dir, env: key })
+    const altered = variant('altered.json', (f) => ((f.checks[0] as { reason: string | null }).reason = 'edited'))
+    const result = await runCliInProcess(['merge', p.evidence('s1.json'), altered, '--evidence', p.evidence('out.json'), '--no-color'], {
+      cwd: p.dir,
+      env: key,
+    })
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/signature does not match/)
     // With a key, an unsigned shard is refused too: the merged file is signed, so it must not launder one.
     const unsigned = variant('unsigned.json', (f) => delete f.signature)
-    const laundered = await runCliInProcess(['merge', p.evidence('s1.json'), unsigned, '--evidence', p.evidence('out.json'), '--no-color'], { cwd: p.dir, env: key })
+    const laundered = await runCliInProcess(['merge', p.evidence('s1.json'), unsigned, '--evidence', p.evidence('out.json'), '--no-color'], {
+      cwd: p.dir,
+      env: key,
+    })
     expect(laundered.code).toBe(2)
     expect(laundered.stderr).toMatch(/not signed/)
   })

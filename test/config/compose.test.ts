@@ -31,11 +31,24 @@ function problemsOf(input: LayerInput[], protocol?: string): string[] {
 const byId = (protocol: ResolvedProtocol, id: string) => protocol.checks.find((c) => c.id === id)
 
 describe('mergeLayers: single protocols', () => {
-  const preset = { timeout: '2m', checks: { build: 'npm run build', lint: { command: 'eslint .', timeout: '30s' }, test: { name: 'Unit tests', command: 'vitest', evidenceType: 'test_pass', timeout: '90s', dependsOn: ['build'] } } }
+  const preset = {
+    timeout: '2m',
+    checks: {
+      build: 'npm run build',
+      lint: { command: 'eslint .', timeout: '30s' },
+      test: { name: 'Unit tests', command: 'vitest', evidenceType: 'test_pass', timeout: '90s', dependsOn: ['build'] },
+    },
+  }
 
   it("a user's `test: { command }` keeps the preset's name, type, timeout and dependsOn", () => {
     const { protocol } = resolved(layers(preset, { checks: { test: { command: 'vitest run --coverage' } } }))
-    expect(byId(protocol, 'test')).toMatchObject({ name: 'Unit tests', command: 'vitest run --coverage', evidenceType: 'test_pass', timeoutMs: 90_000, dependsOn: ['build'] })
+    expect(byId(protocol, 'test')).toMatchObject({
+      name: 'Unit tests',
+      command: 'vitest run --coverage',
+      evidenceType: 'test_pass',
+      timeoutMs: 90_000,
+      dependsOn: ['build'],
+    })
   })
 
   it('a string override replaces only the command', () => {
@@ -64,7 +77,12 @@ describe('mergeLayers: single protocols', () => {
   })
 
   it('arrays are replaced, never concatenated: no duplicated dependency or input', () => {
-    const { protocol } = resolved(layers({ checks: { a: 'x', b: 'x', c: { command: 'x', dependsOn: ['a'], inputs: ['src/**'] } } }, { checks: { c: { dependsOn: ['b'], inputs: ['lib/**'] } } }))
+    const { protocol } = resolved(
+      layers(
+        { checks: { a: 'x', b: 'x', c: { command: 'x', dependsOn: ['a'], inputs: ['src/**'] } } },
+        { checks: { c: { dependsOn: ['b'], inputs: ['lib/**'] } } },
+      ),
+    )
     expect(byId(protocol, 'c')).toMatchObject({ dependsOn: ['b'], inputs: ['lib/**'] })
   })
 
@@ -120,7 +138,10 @@ describe('mergeLayers: defineConfig layers', () => {
     const deploy = resolveLayers(
       layers(
         { timeout: '1m', checks: { build: 'make', lint: 'eslint' } },
-        { failFast: true, protocols: { default: { checks: { lint: false, test: 'vitest' } }, deploy: { extends: 'default', strictMode: true, checks: { e2e: 'pw' } } } },
+        {
+          failFast: true,
+          protocols: { default: { checks: { lint: false, test: 'vitest' } }, deploy: { extends: 'default', strictMode: true, checks: { e2e: 'pw' } } },
+        },
       ),
       { rootDir, protocol: 'deploy' },
     )
@@ -130,9 +151,16 @@ describe('mergeLayers: defineConfig layers', () => {
   })
 
   it('a defineConfig preset is extended by a single protocol: it merges into the protocol of the same name', () => {
-    const { protocol } = resolved(layers({ protocols: { default: { checks: { build: 'make' } }, release: { checks: { tag: 'git tag' } } } }, { checks: { test: 'vitest' } }))
+    const { protocol } = resolved(
+      layers({ protocols: { default: { checks: { build: 'make' } }, release: { checks: { tag: 'git tag' } } } }, { checks: { test: 'vitest' } }),
+    )
     expect(protocol.checks.map((c) => c.id)).toEqual(['build', 'test'])
-    expect(resolved(layers({ protocols: { default: { checks: { build: 'make' } }, release: { checks: { tag: 'x' } } } }, { checks: { test: 'y' } }), 'release').protocol.checks.map((c) => c.id)).toEqual(['tag'])
+    expect(
+      resolved(
+        layers({ protocols: { default: { checks: { build: 'make' } }, release: { checks: { tag: 'x' } } } }, { checks: { test: 'y' } }),
+        'release',
+      ).protocol.checks.map((c) => c.id),
+    ).toEqual(['tag'])
   })
 })
 
@@ -211,7 +239,9 @@ describe('mergeConfigObjects (the merger c12 uses for $env, .verifyrc and packag
 
   it('replaces arrays instead of concatenating them', () => {
     expect(mergeConfigObjects({ redact: ['a'] }, { redact: ['b', 'c'] })).toEqual({ redact: ['a'] })
-    expect(mergeConfigObjects({ checks: { t: { dependsOn: ['lint'] } } }, { checks: { t: { command: 'x', dependsOn: ['build'] } } })).toEqual({ checks: { t: { command: 'x', dependsOn: ['lint'] } } })
+    expect(mergeConfigObjects({ checks: { t: { dependsOn: ['lint'] } } }, { checks: { t: { command: 'x', dependsOn: ['build'] } } })).toEqual({
+      checks: { t: { command: 'x', dependsOn: ['lint'] } },
+    })
   })
 
   it('merges checks by id: a string keeps the other fields, an object over a string keeps the command, false removes', () => {

@@ -22,7 +22,8 @@ function project(file: string, text: string) {
   mkdirSync(dir)
   writeFileSync(join(dir, file), text)
   // Only `run` writes evidence: it goes to the project's folder, out of the repository.
-  return (args: string[]) => runCliInProcess([...args, ...(args[0] === 'run' ? ['--evidence', join(dir, 'evidence.json'), '--no-color'] : [])], { cwd: dir, timeoutMs: 20_000 })
+  return (args: string[]) =>
+    runCliInProcess([...args, ...(args[0] === 'run' ? ['--evidence', join(dir, 'evidence.json'), '--no-color'] : [])], { cwd: dir, timeoutMs: 20_000 })
 }
 
 describe('a field of the wrong type is named with what arrived, never as missing', { timeout: 30_000 }, () => {
@@ -104,7 +105,10 @@ describe('check and protocol ids', { timeout: 30_000 }, () => {
   })
 
   it('`__proto__` as a protocol name is a config error', async () => {
-    const result = await project('verify.config.json', '{ "protocols": { "__proto__": { "checks": { "a": "true" } }, "default": { "checks": { "ok": "true" } } } }')(['list'])
+    const result = await project(
+      'verify.config.json',
+      '{ "protocols": { "__proto__": { "checks": { "a": "true" } }, "default": { "checks": { "ok": "true" } } } }',
+    )(['list'])
     expect(result.code, diagnose(result)).toBe(2)
     expect(result.stderr).toContain('protocols["__proto__"]: "__proto__" cannot be a protocol name')
   })

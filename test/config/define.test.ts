@@ -83,7 +83,10 @@ describe('resolveProtocol: defaults', () => {
   })
 
   it('names the protocol after its `name`', () => {
-    expect(resolved({ name: 'pre-merge', description: 'Before a merge', checks: { a: 'x' } })).toMatchObject({ name: 'pre-merge', description: 'Before a merge' })
+    expect(resolved({ name: 'pre-merge', description: 'Before a merge', checks: { a: 'x' } })).toMatchObject({
+      name: 'pre-merge',
+      description: 'Before a merge',
+    })
   })
 
   it('keeps checks in declaration order', () => {
@@ -97,7 +100,10 @@ describe('resolveProtocol: check forms', () => {
   })
 
   it('an array is an argv command', () => {
-    expect(check(resolved({ checks: { typecheck: { command: ['tsc', '--noEmit'] } } }), 'typecheck')).toMatchObject({ kind: 'command', command: ['tsc', '--noEmit'] })
+    expect(check(resolved({ checks: { typecheck: { command: ['tsc', '--noEmit'] } } }), 'typecheck')).toMatchObject({
+      kind: 'command',
+      command: ['tsc', '--noEmit'],
+    })
   })
 
   it('a run function is a function check', () => {
@@ -115,7 +121,9 @@ describe('resolveProtocol: check forms', () => {
   })
 
   it("resolves a check's cwd against rootDir; an absolute cwd stays", () => {
-    const protocol = resolved({ checks: { a: { command: 'x', cwd: 'packages/app' }, b: { command: 'x', cwd: '../sibling' }, c: { command: 'x', cwd: resolve('/elsewhere') } } })
+    const protocol = resolved({
+      checks: { a: { command: 'x', cwd: 'packages/app' }, b: { command: 'x', cwd: '../sibling' }, c: { command: 'x', cwd: resolve('/elsewhere') } },
+    })
     expect(check(protocol, 'a').cwd).toBe(join(rootDir, 'packages', 'app'))
     expect(check(protocol, 'b').cwd).toBe(resolve(rootDir, '..', 'sibling'))
     expect(check(protocol, 'c').cwd).toBe(resolve('/elsewhere'))
@@ -173,7 +181,9 @@ describe('resolveProtocol: config errors', () => {
   })
 
   it('reports a check with both command and run', () => {
-    expect(configError({ checks: { a: { command: 'x', run: () => true } } }).problems).toEqual([expect.stringMatching(/^checks\.a: .*only one of `command`, `run` or `manual`/)])
+    expect(configError({ checks: { a: { command: 'x', run: () => true } } }).problems).toEqual([
+      expect.stringMatching(/^checks\.a: .*only one of `command`, `run` or `manual`/),
+    ])
   })
 
   it('reports a check with neither command, run nor manual', () => {
@@ -216,7 +226,9 @@ describe('resolveProtocol: config errors', () => {
   })
 
   it('reports `tests` without junit or vitestJson', () => {
-    expect(configError({ checks: { test: { command: 'x', tests: { min: 2 } } } }).problems).toEqual([expect.stringMatching(/^checks\.test\.tests: .*junit.*vitestJson/)])
+    expect(configError({ checks: { test: { command: 'x', tests: { min: 2 } } } }).problems).toEqual([
+      expect.stringMatching(/^checks\.test\.tests: .*junit.*vitestJson/),
+    ])
   })
 
   it('reports every schema problem at once, each with its path', () => {
@@ -251,7 +263,11 @@ describe('resolveProtocol: config errors', () => {
     })
     expect(problems).toHaveLength(3)
     expect(problems).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^checks\.a\.dependsOn: /), expect.stringMatching(/^checks\.b\.dependsOn: .*"nope"/), expect.stringMatching(/Bad Id/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^checks\.a\.dependsOn: /),
+        expect.stringMatching(/^checks\.b\.dependsOn: .*"nope"/),
+        expect.stringMatching(/Bad Id/),
+      ]),
     )
   })
 
@@ -341,7 +357,13 @@ describe('defineConfig: several protocols and `extends`', () => {
 
   it('a child overrides a field of an inherited check and keeps the others', () => {
     const build = check(resolved(config, { protocol: 'deploy' }), 'build')
-    expect(build).toMatchObject({ name: 'Build', command: 'npm run build:prod', timeoutMs: 60_000, env: { NODE_ENV: 'production' }, evidenceType: 'build_success' })
+    expect(build).toMatchObject({
+      name: 'Build',
+      command: 'npm run build:prod',
+      timeoutMs: 60_000,
+      env: { NODE_ENV: 'production' },
+      evidenceType: 'build_success',
+    })
   })
 
   it('`false` removes an inherited check; new checks come after the inherited ones', () => {
@@ -366,13 +388,23 @@ describe('defineConfig: several protocols and `extends`', () => {
   })
 
   it('is an error when protocols extend each other in a cycle', () => {
-    const error = configError({ protocols: { default: { extends: 'b', checks: { a: 'x' } }, b: { extends: 'c', checks: { a: 'x' } }, c: { extends: 'default', checks: { a: 'x' } } } })
+    const error = configError({
+      protocols: { default: { extends: 'b', checks: { a: 'x' } }, b: { extends: 'c', checks: { a: 'x' } }, c: { extends: 'default', checks: { a: 'x' } } },
+    })
     expect(error.code).toBe('E_CONFIG_INVALID')
     expect(error.problems.join('\n')).toMatch(/default → b → c → default/)
   })
 
   it('is an error when removing a check leaves a dependency dangling', () => {
-    const error = configError({ protocols: { default: { checks: { build: 'x', test: { command: 'y', dependsOn: ['build'] } } }, quick: { extends: 'default', checks: { build: false } } } }, { protocol: 'quick' })
+    const error = configError(
+      {
+        protocols: {
+          default: { checks: { build: 'x', test: { command: 'y', dependsOn: ['build'] } } },
+          quick: { extends: 'default', checks: { build: false } },
+        },
+      },
+      { protocol: 'quick' },
+    )
     expect(error.problems).toEqual([expect.stringMatching(/^checks\.test\.dependsOn: .*"build"/)])
   })
 
@@ -394,7 +426,9 @@ describe('overrides from the command line', () => {
   const raw = { timeout: '1m', failFast: false, parallel: true, strictMode: false, maxAge: '5m', checks: { a: { command: 'x', timeout: '3m' }, b: 'y' } }
 
   it('win over the config', () => {
-    const protocol = resolved(raw, { overrides: { timeoutMs: 5000, failFast: true, parallel: false, strictMode: true, maxAgeMs: 1000, concurrency: 3, skipOptional: true } })
+    const protocol = resolved(raw, {
+      overrides: { timeoutMs: 5000, failFast: true, parallel: false, strictMode: true, maxAgeMs: 1000, concurrency: 3, skipOptional: true },
+    })
     expect(protocol).toMatchObject({ timeoutMs: 5000, failFast: true, parallel: false, strictMode: true, maxAgeMs: 1000, concurrency: 3, skipOptional: true })
   })
 
@@ -410,7 +444,10 @@ describe('overrides from the command line', () => {
   })
 
   it('an explicit false wins over true in the config', () => {
-    expect(resolved({ ...raw, failFast: true, parallel: true }, { overrides: { failFast: false, parallel: false } })).toMatchObject({ failFast: false, parallel: false })
+    expect(resolved({ ...raw, failFast: true, parallel: true }, { overrides: { failFast: false, parallel: false } })).toMatchObject({
+      failFast: false,
+      parallel: false,
+    })
   })
 })
 
@@ -429,7 +466,13 @@ describe('createProtocol (library API)', () => {
   })
 
   it('takes the STANDARD_CHECKS entries as they are', () => {
-    const protocol = createProtocol('std', 'Standard', [STANDARD_CHECKS.BUILD, STANDARD_CHECKS.TEST, STANDARD_CHECKS.LINT, STANDARD_CHECKS.ARCHITECT, STANDARD_CHECKS.ERROR_FREE], true, rootDir)
+    const protocol = createProtocol(
+      'std',
+      'Standard',
+      [STANDARD_CHECKS.BUILD, STANDARD_CHECKS.TEST, STANDARD_CHECKS.LINT, STANDARD_CHECKS.ARCHITECT, STANDARD_CHECKS.ERROR_FREE],
+      true,
+      rootDir,
+    )
     expect(protocol.strictMode).toBe(true)
     expect(protocol.checks.map((c) => [c.id, c.name, c.evidenceType, c.kind])).toEqual([
       ['build', 'Build', 'build_success', 'command'],

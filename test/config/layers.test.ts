@@ -10,7 +10,6 @@ import type { LoadedConfig } from '../../src/config/index.js'
 import { fixture, ROOT } from '../helpers/cli.js'
 import { configError, ENV, load } from '../helpers/load-config.js'
 
-
 const ids = (loaded: LoadedConfig) => loaded.protocol.checks.map((c) => c.id)
 const check = (loaded: LoadedConfig, id: string) => loaded.protocol.checks.find((c) => c.id === id)
 
@@ -141,7 +140,9 @@ describe('failures are config errors naming the file and the chain (fixtures/com
   })
 
   it('a preset function that throws', async () => {
-    expect((await errorOf('preset-function-throws.config.mjs')).message).toMatch(/Could not load broken\(\) in preset-function-throws\.config\.mjs: no package\.json here/)
+    expect((await errorOf('preset-function-throws.config.mjs')).message).toMatch(
+      /Could not load broken\(\) in preset-function-throws\.config\.mjs: no package\.json here/,
+    )
   })
 
   it('a cycle of extends', async () => {
@@ -172,7 +173,10 @@ describe('failures are config errors naming the file and the chain (fixtures/com
     })
     const number = await configError({ cwd: join(shapes, 'number') })
     expect([number.code, number.message]).toEqual(['E_CONFIG_INVALID', 'Invalid `extends` in verify.config.mjs'])
-    expect(number.problems).toEqual(['extends: expected a path, a package name, a preset or a list of them, got number 42', 'extended through: verify.config.mjs'])
+    expect(number.problems).toEqual([
+      'extends: expected a path, a package name, a preset or a list of them, got number 42',
+      'extended through: verify.config.mjs',
+    ])
     expect((await configError({ cwd: join(shapes, 'entries') })).problems).toEqual([
       'extends[0]: expected a path, a package name or a preset, got string ""',
       'extends[1]: expected a path, a package name or a preset, got an array',
@@ -224,7 +228,10 @@ describe('more composition', () => {
   it('extends from .verifyrc and from the "verify" key of package.json', async () => {
     const rc = project('rc', { 'base.json': JSON.stringify({ checks: { build: 'make' } }), '.verifyrc': 'extends[]=./base.json\nchecks.test=vitest\n' })
     expect(ids(await load({ cwd: rc }))).toEqual(['build', 'test'])
-    const pkg = project('pkg-key', { 'base.mjs': `export default { checks: { build: 'make' } }`, 'package.json': JSON.stringify({ name: 'x', verify: { extends: ['./base.mjs'], checks: { test: 'vitest' } } }) })
+    const pkg = project('pkg-key', {
+      'base.mjs': `export default { checks: { build: 'make' } }`,
+      'package.json': JSON.stringify({ name: 'x', verify: { extends: ['./base.mjs'], checks: { test: 'vitest' } } }),
+    })
     const loaded = await load({ cwd: pkg })
     expect(ids(loaded)).toEqual(['build', 'test'])
     expect(loaded.configFile).toBe(join(pkg, 'package.json'))
@@ -241,7 +248,10 @@ describe('more composition', () => {
   })
 
   it('the merged raw config and the resolved protocol carry what a layer set (e.g. reporters)', async () => {
-    const dir = project('raw', { 'base.mjs': `export default { reporters: ['json'], checks: { a: 'true' } }`, 'verify.config.mjs': `export default { extends: './base.mjs' }` })
+    const dir = project('raw', {
+      'base.mjs': `export default { reporters: ['json'], checks: { a: 'true' } }`,
+      'verify.config.mjs': `export default { extends: './base.mjs' }`,
+    })
     const loaded = await load({ cwd: dir })
     expect(loaded.raw.reporters).toEqual(['json'])
     expect(loaded.protocol.reporters).toEqual(['json'])

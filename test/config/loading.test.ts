@@ -7,7 +7,6 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { cleanup, diagnose, runCli, STACK_LINE } from '../helpers/cli.js'
 import { configError, load } from '../helpers/load-config.js'
 
-
 const tmp = mkdtempSync(join(tmpdir(), 'verify-loading-'))
 afterAll(async () => {
   await cleanup()
@@ -131,7 +130,9 @@ describe('errors name the file, the chain and the place', () => {
     const dir = project('syntax-root', { 'verify.config.ts': `export default {\n  checks: { a: 'x' \n}\n` })
     const error = await configError({ cwd: dir })
     expect(error.code).toBe('E_CONFIG_LOAD')
-    expect(error.message).toMatch(new RegExp(`^Could not load verify\\.config\\.ts \\(${join(dir, 'verify.config.ts')}\\): .+\\n {2}${join(dir, 'verify.config.ts')}:\\d+:\\d+$`))
+    expect(error.message).toMatch(
+      new RegExp(`^Could not load verify\\.config\\.ts \\(${join(dir, 'verify.config.ts')}\\): .+\\n {2}${join(dir, 'verify.config.ts')}:\\d+:\\d+$`),
+    )
   })
 
   it('a preset whose default export is null or undefined says so, with the chain', async () => {
@@ -147,7 +148,9 @@ describe('errors name the file, the chain and the place', () => {
       'sub/none.mjs': 'export default undefined\n',
     })
     const none = await configError({ cwd: other })
-    expect(none.message).toMatch(/^Could not load sub\/none\.mjs \(.*\): it exports no config \(no default export, or an empty one\): expected `export default defineProtocol/)
+    expect(none.message).toMatch(
+      /^Could not load sub\/none\.mjs \(.*\): it exports no config \(no default export, or an empty one\): expected `export default defineProtocol/,
+    )
     expect(none.problems).toEqual(['extended through: verify.config.mjs → sub/none.mjs'])
   })
 
@@ -156,13 +159,17 @@ describe('errors name the file, the chain and the place', () => {
       'verify.config.ts': `export default { extends: ['./sub/p.ts'], checks: { a: 'true' } }`,
       'sub/p.ts': `export default { checks: { 'Bad Id!': 'true' } }`,
     })
-    expect((await configError({ cwd: dir })).problems).toEqual(['verify.config.ts → sub/p.ts: checks["Bad Id!"]: a check id is kebab-case or snake_case (e.g. "unit-tests")'])
+    expect((await configError({ cwd: dir })).problems).toEqual([
+      'verify.config.ts → sub/p.ts: checks["Bad Id!"]: a check id is kebab-case or snake_case (e.g. "unit-tests")',
+    ])
   })
 
   it('--config naming a folder says to give the file or use --cwd (exit 2)', async () => {
     const dir = project('config-folder', { 'verify.config.mjs': `export default { checks: { a: 'true' } }` })
     const error = await configError({ cwd: dir, configFile: '.' })
-    expect(error.message).toBe(`The config file ${dir} is a folder: give the file (--config ${join(dir, 'verify.config.mjs')}), or use --cwd ${dir} to find the config in it`)
+    expect(error.message).toBe(
+      `The config file ${dir} is a folder: give the file (--config ${join(dir, 'verify.config.mjs')}), or use --cwd ${dir} to find the config in it`,
+    )
     const result = await runCli(['list', '--config', '.'], { cwd: dir })
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/is a folder: give the file/)

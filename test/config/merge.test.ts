@@ -5,7 +5,10 @@ import { mergeCheck, mergeCheckLayers } from '../../src/config/merge.js'
 const run = async () => true
 
 /** Ids that are still checks after the merge (a removed check may linger as `false`). */
-const liveIds = (merged: Record<string, CheckEntry>) => Object.entries(merged).filter(([, entry]) => entry !== false).map(([id]) => id)
+const liveIds = (merged: Record<string, CheckEntry>) =>
+  Object.entries(merged)
+    .filter(([, entry]) => entry !== false)
+    .map(([id]) => id)
 
 describe('mergeCheck', () => {
   it('keeps the base fields the override does not set', () => {

@@ -47,7 +47,9 @@ describe('loading the protocol from a git ref', { timeout: 90_000 }, () => {
     expect(there.rootDir).toBe(here.rootDir)
     expect(there.configFile).toBe(here.configFile)
     expect(there.protocol.checks.map((c) => c.cwd)).toEqual(here.protocol.checks.map((c) => c.cwd))
-    expect(there.protocol.checks.map((c) => checkDigest(c, there.protocol.rootDir))).toEqual(here.protocol.checks.map((c) => checkDigest(c, here.protocol.rootDir)))
+    expect(there.protocol.checks.map((c) => checkDigest(c, there.protocol.rootDir))).toEqual(
+      here.protocol.checks.map((c) => checkDigest(c, here.protocol.rootDir)),
+    )
     expect(protocolDigest(there.protocol)).toBe(protocolDigest(here.protocol))
   })
 

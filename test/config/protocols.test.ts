@@ -59,7 +59,9 @@ describe('protocols that are not being resolved', () => {
   })
 
   it('sound protocols resolve as before', () => {
-    const raw = { protocols: { default: { checks: { build: 'make' } }, deploy: { extends: 'default', checks: { smoke: { command: 'x', dependsOn: ['build', '*'] } } } } }
+    const raw = {
+      protocols: { default: { checks: { build: 'make' } }, deploy: { extends: 'default', checks: { smoke: { command: 'x', dependsOn: ['build', '*'] } } } },
+    }
     expect(resolveProtocol(raw, { rootDir, protocol: 'deploy' }).checks.map((c) => c.id)).toEqual(['build', 'smoke'])
   })
 })
@@ -72,7 +74,10 @@ describe('verify run <protocol>', () => {
   })
 
   it('exits 2 when another protocol of the config is broken, before running anything', async () => {
-    writeFileSync(join(tmp, 'verify.config.mjs'), `export default ${JSON.stringify({ protocols: { ...broken.protocols, ci: { checks: { build: 'node -e "require(\'fs\').writeFileSync(\'ran\', \'\')"' } } } })}`)
+    writeFileSync(
+      join(tmp, 'verify.config.mjs'),
+      `export default ${JSON.stringify({ protocols: { ...broken.protocols, ci: { checks: { build: "node -e \"require('fs').writeFileSync('ran', '')\"" } } } })}`,
+    )
     const result = await runCli(['run', 'ci', '--evidence', join(tmp, 'evidence.json')], { cwd: tmp })
     expect(result.code, diagnose(result)).toBe(2)
     expect(result.stderr).toContain('protocols.a.extends: a cycle a → b → a')

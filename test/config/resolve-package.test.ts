@@ -39,7 +39,7 @@ describe('resolvePath', () => {
     expect(resolvePath('../base', dirname(config))).toEqual({ file: base })
   })
 
-  it("a folder stands for its verify.config.* file", () => {
+  it('a folder stands for its verify.config.* file', () => {
     expect(resolvePath('./presets/team', join(root, 'project'))).toEqual({ file: config })
   })
 
@@ -76,7 +76,10 @@ describe('resolvePackage', () => {
   const project = join(root, 'pkgs', 'app')
   write('pkgs/app/package.json', JSON.stringify({ name: 'app' }))
   const exported = write('pkgs/node_modules/@acme/preset/lib/index.mjs')
-  write('pkgs/node_modules/@acme/preset/package.json', JSON.stringify({ name: '@acme/preset', exports: { '.': { import: './lib/index.mjs' }, './strict': './lib/strict.mjs' } }))
+  write(
+    'pkgs/node_modules/@acme/preset/package.json',
+    JSON.stringify({ name: '@acme/preset', exports: { '.': { import: './lib/index.mjs' }, './strict': './lib/strict.mjs' } }),
+  )
   const folderPreset = write('pkgs/node_modules/folder-preset/verify.config.ts')
   write('pkgs/node_modules/folder-preset/package.json', JSON.stringify({ name: 'folder-preset' }))
   const mainPreset = write('pkgs/node_modules/main-preset/src/main.js')

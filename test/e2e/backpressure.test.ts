@@ -31,10 +31,17 @@ interface ReaderReport {
 }
 
 /** Runs verify with its stdout going into a slow reader; returns its exit code and its peak RSS (VmHWM). */
-async function runIntoSlowReader(args: readonly string[], dir: string, slowForMs: number): Promise<{ code: number | null; peakMiB: number; report: ReaderReport }> {
+async function runIntoSlowReader(
+  args: readonly string[],
+  dir: string,
+  slowForMs: number,
+): Promise<{ code: number | null; peakMiB: number; report: ReaderReport }> {
   const reportFile = `${dir}/reader.json`
   const reader = spawn(process.execPath, [fixture('bin/slow-reader.mjs'), String(MIB), String(slowForMs), reportFile], { stdio: ['pipe', 'ignore', 'inherit'] })
-  const verify = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', reader.stdin, 'ignore'], env: { ...process.env, NO_COLOR: '1', CI: '1', E2E_TMP: dir } })
+  const verify = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', reader.stdin, 'ignore'],
+    env: { ...process.env, NO_COLOR: '1', CI: '1', E2E_TMP: dir },
+  })
   // The reader sees the end of its input only when no one else holds the pipe's writing end.
   reader.stdin.destroy()
   const peak = watchPeakRss(verify.pid as number)
@@ -54,7 +61,9 @@ describe('a slow reader of live output', () => {
     expect(code).toBe(0)
     expect(peakMiB).toBeLessThan(150)
     expect(report.notes.length, JSON.stringify({ ...report, tail: '…', peakMiB })).toBeGreaterThanOrEqual(1)
-    expect(report.notes[0]).toMatch(/^flood │ \[… [\d.]+ (MiB|KiB) of live output not shown: the terminal could not keep up; full log in .*logs\/flood\.log …\]$/)
+    expect(report.notes[0]).toMatch(
+      /^flood │ \[… [\d.]+ (MiB|KiB) of live output not shown: the terminal could not keep up; full log in .*logs\/flood\.log …\]$/,
+    )
     // Documents and summaries are never left out: the verdict line reaches the reader once it catches up.
     expect(report.tail).toContain('Verdict APPROVED')
     const file = readEvidence(box.evidencePath)
@@ -81,7 +90,6 @@ describe('boundLiveOutput', () => {
   const check = { id: 'c' } as ResolvedCheck
   const result = { id: 'c', status: 'passed' } as CheckResult
 
-
   test('above the high water live chunks are left out until the backlog falls below the low water; then one note says how much', () => {
     const { reporter, seen } = recorder()
     let backlog = 0
@@ -96,7 +104,7 @@ describe('boundLiveOutput', () => {
     expect(seen).toEqual(['shown\n', '[… 3 KiB of live output not shown: the terminal could not keep up; full log in .verify/logs/c.log …]\n', 'again\n'])
   })
 
-  test('the note comes before the check\'s end even when the reader is still behind, and every other hook goes through', () => {
+  test("the note comes before the check's end even when the reader is still behind, and every other hook goes through", () => {
     const { reporter, seen } = recorder()
     const bounded = boundLiveOutput(reporter, { backlog: () => 10 * MIB, logFile: (id) => `${id}.log` })
     bounded.onCheckOutput?.(check, 'z'.repeat(500), 'stderr')

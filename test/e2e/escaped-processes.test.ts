@@ -29,7 +29,10 @@ describe('escaped processes', () => {
       expect(check.evidence?.durationMs, id).toBeLessThan(2500)
       const escaped = check.evidence?.metadata.escaped as { pid: number; command: string }[]
       const [pid] = readPids(box.path(`${id}.pid`))
-      expect(escaped.map((p) => p.pid), id).toContain(pid)
+      expect(
+        escaped.map((p) => p.pid),
+        id,
+      ).toContain(pid)
       expect(check.evidence?.metadata.outputHeld, id).toBe(true)
       expect(box.evidence().summary.warnings.join('\n')).toContain(`"${id}" left`)
     }

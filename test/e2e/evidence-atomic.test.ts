@@ -45,7 +45,9 @@ describe('SIGKILL of verify mid-write', { timeout: 120_000 }, () => {
       }
     }
     // Some kills land after the rename (a new whole file), the others before it (the old one): both happen.
-    console.info(`evidence-atomic: ${KILLS} kills (${delays.join(', ')} ms; full run ${Math.round(fullRunMs)} ms): ${replaced} new files, ${KILLS - replaced} old ones (${midWrite} killed inside the write), 0 partial`)
+    console.info(
+      `evidence-atomic: ${KILLS} kills (${delays.join(', ')} ms; full run ${Math.round(fullRunMs)} ms): ${replaced} new files, ${KILLS - replaced} old ones (${midWrite} killed inside the write), 0 partial`,
+    )
     await sleep(300)
     expect(processesWithEnv('E2E_TMP', box.dir).filter(isAlive)).toEqual([])
   })

@@ -28,7 +28,11 @@ const hostile: [what: string, make: (file: string) => void, reason: RegExp][] = 
   ['truncated in the middle', (file) => writeFileSync(file, valid.slice(0, Math.floor(valid.length / 2))), /not valid JSON/],
   ['cut one byte short', (file) => writeFileSync(file, valid.trimEnd().slice(0, -1)), /not valid JSON/],
   ['binary', (file) => writeFileSync(file, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 131 + 7) % 256))), /not valid JSON/],
-  ['wrong schema (checks of the wrong shape)', (file) => writeFileSync(file, JSON.stringify({ ...JSON.parse(valid), checks: [{ id: 7 }] })), /not a valid evidence file \(checks\.0/],
+  [
+    'wrong schema (checks of the wrong shape)',
+    (file) => writeFileSync(file, JSON.stringify({ ...JSON.parse(valid), checks: [{ id: 7 }] })),
+    /not a valid evidence file \(checks\.0/,
+  ],
   ['wrong schema (another tool)', (file) => writeFileSync(file, JSON.stringify({ name: 'other', version: 3 })), /schemaVersion/],
   ['huge sparse (1 GiB, over the cap)', (file) => sparse(file, 1024 * MIB), /over the 64 MiB limit/],
   ['sparse NUL bytes under the cap (32 MiB)', (file) => sparse(file, 32 * MIB), /not valid JSON/],

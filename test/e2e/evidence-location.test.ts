@@ -69,20 +69,31 @@ describe('an evidence location that cannot be written is refused before anything
 const freshEvidence = () => join(work, 'reports', `evidence-${Math.random().toString(36).slice(2)}.json`)
 
 describe('a report file that cannot be written is refused before anything runs', { timeout: 30_000 }, () => {
-
   it.each([
-    ['a file where its folder must be', () => {
-      writeFileSync(join(work, 'report-blocker'), 'not a folder\n')
-      return join(work, 'report-blocker', 'junit.xml')
-    }, /is a file, not a folder/],
-    ['a folder where the file must be', () => {
-      mkdirSync(join(work, 'report-folder.xml'), { recursive: true })
-      return join(work, 'report-folder.xml')
-    }, /is not a file but a folder/],
+    [
+      'a file where its folder must be',
+      () => {
+        writeFileSync(join(work, 'report-blocker'), 'not a folder\n')
+        return join(work, 'report-blocker', 'junit.xml')
+      },
+      /is a file, not a folder/,
+    ],
+    [
+      'a folder where the file must be',
+      () => {
+        mkdirSync(join(work, 'report-folder.xml'), { recursive: true })
+        return join(work, 'report-folder.xml')
+      },
+      /is not a file but a folder/,
+    ],
     ['a special file system', () => '/proc/verify-report/junit.xml', /ordinary disk|not permitted|cannot/],
   ])('--reporter junit=<%s>: exit 2, naming the report and the reporter', async (_what, place, advice) => {
     const report = place()
-    const result = await runCli(['marker', '--evidence', freshEvidence(), '--no-color', '--reporter', 'default', '--reporter', `junit=${report}`], { cwd: PROJECT, env: { E2E_TMP: work }, timeoutMs: 20_000 })
+    const result = await runCli(['marker', '--evidence', freshEvidence(), '--no-color', '--reporter', 'default', '--reporter', `junit=${report}`], {
+      cwd: PROJECT,
+      env: { E2E_TMP: work },
+      timeoutMs: 20_000,
+    })
     expectRefusedBeforeRunning(result, report, advice)
     expect(result.stderr).toMatch(/junit/)
   })

@@ -55,28 +55,31 @@ describe('output at exit', () => {
     expect(box.evidence().summary.verdict).toBe('approved')
   })
 
-  test.each(['json', 'default'])('--reporter %s with stdout on /dev/full: one error message on stderr, no stack trace, the verdict’s exit code', async (reporter) => {
-    const box = sandbox()
-    const full = openSync('/dev/full', 'w')
-    try {
-      const child = spawn(process.execPath, [BIN, '--cwd', BIG, '--reporter', reporter, '--evidence', box.evidencePath], {
-        stdio: ['ignore', full, 'pipe'],
-        env: { ...process.env, NO_COLOR: '1', CI: undefined },
-      })
-      let stderr = ''
-      child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
-      const deadline = setTimeout(() => child.kill('SIGKILL'), 20_000)
-      const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
-      clearTimeout(deadline)
-      expect(code, stderr).toBe(0)
-      expect(stderr).toMatch(/verify: cannot write to standard output \(ENOSPC\)/)
-      expect(stderr).not.toMatch(STACK_LINE)
-      expect(stderr.trim().split('\n')).toHaveLength(1)
-      expect(box.evidence().summary.verdict).toBe('approved')
-    } finally {
-      closeSync(full)
-    }
-  })
+  test.each(['json', 'default'])(
+    '--reporter %s with stdout on /dev/full: one error message on stderr, no stack trace, the verdict’s exit code',
+    async (reporter) => {
+      const box = sandbox()
+      const full = openSync('/dev/full', 'w')
+      try {
+        const child = spawn(process.execPath, [BIN, '--cwd', BIG, '--reporter', reporter, '--evidence', box.evidencePath], {
+          stdio: ['ignore', full, 'pipe'],
+          env: { ...process.env, NO_COLOR: '1', CI: undefined },
+        })
+        let stderr = ''
+        child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
+        const deadline = setTimeout(() => child.kill('SIGKILL'), 20_000)
+        const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+        clearTimeout(deadline)
+        expect(code, stderr).toBe(0)
+        expect(stderr).toMatch(/verify: cannot write to standard output \(ENOSPC\)/)
+        expect(stderr).not.toMatch(STACK_LINE)
+        expect(stderr.trim().split('\n')).toHaveLength(1)
+        expect(box.evidence().summary.verdict).toBe('approved')
+      } finally {
+        closeSync(full)
+      }
+    },
+  )
 })
 
 /** Runs the bin with stdout on /dev/full (every write fails with ENOSPC) and `input` on stdin. */

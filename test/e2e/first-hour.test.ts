@@ -33,7 +33,15 @@ describe('reuse, said in every reporter', () => {
       if (c?.evidence) c.evidence.checkDigest = `sha256:${'0'.repeat(64)}`
     })
     const junit = join(p.outside, 'junit.xml')
-    const again = await p.verify('run', ['--reuse', '--reporter', 'default', '--reporter', `junit=${junit}`, '--reporter', `markdown=${join(p.outside, 'summary.md')}`])
+    const again = await p.verify('run', [
+      '--reuse',
+      '--reporter',
+      'default',
+      '--reporter',
+      `junit=${junit}`,
+      '--reporter',
+      `markdown=${join(p.outside, 'summary.md')}`,
+    ])
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toMatch(/↺ a\s+reused \(recorded \d+(ms|\.\ds|s) ago\)/)
     expect(again.stdout).toMatch(/\(3; 1 ran, 2 reused\)/)
@@ -135,7 +143,9 @@ describe('the approval prompt at a real terminal', () => {
 
 describe('the package', () => {
   it('ships a LICENSE, and source maps that carry their sources', () => {
-    const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' })) as { files: { path: string }[] }[]
+    const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' })) as {
+      files: { path: string }[]
+    }[]
     const files = (pack?.files ?? []).map((f) => f.path)
     expect(files).toContain('LICENSE')
     expect(files.some((f) => f.startsWith('src/'))).toBe(false)

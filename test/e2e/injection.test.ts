@@ -54,7 +54,11 @@ describe('commands print untrusted text defused', () => {
   it('verify run in GitHub Actions: only verify’s own workflow commands', async () => {
     const result = await p.verify('run', ['--evidence', outside('gha/evidence.json')], { env: { GITHUB_ACTIONS: 'true', CI: 'true' } })
     expectShownSafely(result, ['group', 'endgroup', 'stop-commands', 'error', 'warning', 'notice'])
-    expect(parseWorkflowLog(result.stdout).commands.filter((c) => c.name === 'error').map((c) => c.properties.title)).toEqual(['verify: incomplete'])
+    expect(
+      parseWorkflowLog(result.stdout)
+        .commands.filter((c) => c.name === 'error')
+        .map((c) => c.properties.title),
+    ).toEqual(['verify: incomplete'])
   })
 
   it('verify run --reporter verbose --color: names in the prefix and the summary', async () => {
@@ -109,7 +113,8 @@ describe('commands print untrusted text defused', () => {
       forge(
         file,
         (evidence) => {
-          for (const check of evidence.checks) if (check.id !== 'review' && evidence.shard?.checks.includes(check.id)) Object.assign(check, { status: 'failed', reason: HOSTILE })
+          for (const check of evidence.checks)
+            if (check.id !== 'review' && evidence.shard?.checks.includes(check.id)) Object.assign(check, { status: 'failed', reason: HOSTILE })
         },
         file,
       )

@@ -20,7 +20,7 @@ async function deadPid(): Promise<number> {
 }
 
 describe('one run at a time per evidence file', () => {
-  test('while a run holds the evidence, two more runs are refused at once naming the holder; the evidence and logs stay the first run\'s', async () => {
+  test("while a run holds the evidence, two more runs are refused at once naming the holder; the evidence and logs stay the first run's", async () => {
     const box = sandbox()
     const first = box.start(['hold', '--cwd', LOCK])
     await waitForFile(box.path('holder.started'))
@@ -42,13 +42,17 @@ describe('one run at a time per evidence file', () => {
     expect(existsSync(`${box.evidencePath}.lock`)).toBe(false)
   })
 
-  test('--wait queues runs one after another: none overlaps, each run\'s evidence matches its own log', async () => {
+  test("--wait queues runs one after another: none overlaps, each run's evidence matches its own log", async () => {
     const box = sandbox()
     const runs = [0, 1, 2].map(() => box.run(['timed', '--cwd', LOCK, '--wait'], { timeoutMs: 30_000 }))
     const results = await Promise.all(runs)
     for (const result of results) expect(result.code, diagnose(result)).toBe(0)
     expect(results.filter((r) => r.stderr.includes('waiting for the run that holds')).length).toBeGreaterThanOrEqual(1)
-    const intervals = readFileSync(box.path('intervals'), 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number)).toSorted((a, b) => (a[0] as number) - (b[0] as number))
+    const intervals = readFileSync(box.path('intervals'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ').map(Number))
+      .toSorted((a, b) => (a[0] as number) - (b[0] as number))
     expect(intervals).toHaveLength(3)
     for (let i = 1; i < intervals.length; i++) expect(intervals[i]?.[0]).toBeGreaterThanOrEqual(intervals[i - 1]?.[1] as number)
     const file = box.evidence()

@@ -21,7 +21,12 @@ function controlBytes(): Buffer {
 }
 
 const smile = Buffer.from('😀', 'utf8')
-const badUtf8 = Buffer.concat([Buffer.from([0x62, 0x61, 0x64, 0x3a, 0x20, 0xff, 0xfe, 0x20, 0x65, 0x6e, 0x64, 0x0a]), Buffer.from('split: '), smile, Buffer.from(' done\n')])
+const badUtf8 = Buffer.concat([
+  Buffer.from([0x62, 0x61, 0x64, 0x3a, 0x20, 0xff, 0xfe, 0x20, 0x65, 0x6e, 0x64, 0x0a]),
+  Buffer.from('split: '),
+  smile,
+  Buffer.from(' done\n'),
+])
 
 describe('awkward bytes', { timeout: 30_000 }, () => {
   it('keeps exact counts and hashes, joins split characters, replaces invalid UTF-8 and strips escapes', async () => {

@@ -49,7 +49,13 @@ describe('captured output', () => {
     expect(text).toContain('cleared line\n')
     expect(text).toContain('before green after\n')
     // The byte count is of what the check printed, escapes included.
-    const printed = ['\x1b[31mred\x1b[0m plain \x1b[1mbold\x1b[22m\n', '\x1b]0;window title\x07titled\n', '\x1b[2K\x1b[1Gcleared line\n', 'before \x1b[3', '2mgreen\x1b[39m after\n']
+    const printed = [
+      '\x1b[31mred\x1b[0m plain \x1b[1mbold\x1b[22m\n',
+      '\x1b]0;window title\x07titled\n',
+      '\x1b[2K\x1b[1Gcleared line\n',
+      'before \x1b[3',
+      '2mgreen\x1b[39m after\n',
+    ]
     expect(ansi.evidence?.output.bytes).toBe(Buffer.byteLength(printed.join('')))
     const logged = log('ansi')
     expect(hasEscapes(logged)).toBe(false)

@@ -166,7 +166,10 @@ beforeAll(async () => {
   // An approval whose --by and --note hold secrets, recorded beside a copy of the default run's evidence.
   mkdirSync(file('approved'))
   cpSync(join(p.outside, 'default', 'evidence.json'), file('approved/evidence.json'))
-  const approve = await p.spawn('approve', ['manual-approval', '--by', `ops ${APPROVER.secret}`, '--note', `rotated ${NOTE.secret}`, ...evidence('approved')], { env, timeoutMs: 60_000 })
+  const approve = await p.spawn('approve', ['manual-approval', '--by', `ops ${APPROVER.secret}`, '--note', `rotated ${NOTE.secret}`, ...evidence('approved')], {
+    env,
+    timeoutMs: 60_000,
+  })
   expect(approve.code, diagnose(approve)).toBe(0)
   const [check, checkJson, approved, list, listJson] = await Promise.all([
     p.spawn('check', evidence('default'), { env, timeoutMs: 60_000 }),
@@ -227,7 +230,11 @@ describe(`secret-leak matrix: ${CASES.length} cases`, () => {
     for (const c of CASES) expect(leaks(`x ${Buffer.from(`ab${c.secret}`).toString('base64')} y`, c.secret)).toEqual(['base64'])
     for (const c of CASES) expect(leaks(`q=${encodeURIComponent(c.secret)}`, c.secret)).not.toEqual([])
     for (const c of CASES) expect(leaks(JSON.stringify({ c: c.secret }), c.secret)).not.toEqual([])
-    const wrapped = (Buffer.from(`${'x'.repeat(50)}${TOKEN}`).toString('base64').match(/.{1,76}/g) ?? []).join('\n')
+    const wrapped = (
+      Buffer.from(`${'x'.repeat(50)}${TOKEN}`)
+        .toString('base64')
+        .match(/.{1,76}/g) ?? []
+    ).join('\n')
     expect(leaks(`a\n${wrapped}\nb`, TOKEN)).toEqual(['base64'])
   })
 

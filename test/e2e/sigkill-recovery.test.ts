@@ -61,12 +61,19 @@ describe('after verify is SIGKILLed', () => {
     expect(litter(box)).toEqual([`evidence.json.${process.pid}.aaaaaaaaaaaa.tmp`])
   })
 
-  test('a pid in a dead run\'s registry that now belongs to another process (other start time) is left alone', async () => {
+  test("a pid in a dead run's registry that now belongs to another process (other start time) is left alone", async () => {
     const box = sandbox()
     const decoy = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' })
     try {
       mkdirSync(box.path('run'), { recursive: true })
-      const record = { runId: 'dead-run', pid: await deadPid(), startTime: '1', hostname: hostname(), startedAt: new Date().toISOString(), groups: [{ pgid: decoy.pid, startTime: '1' }] }
+      const record = {
+        runId: 'dead-run',
+        pid: await deadPid(),
+        startTime: '1',
+        hostname: hostname(),
+        startedAt: new Date().toISOString(),
+        groups: [{ pgid: decoy.pid, startTime: '1' }],
+      }
       writeFileSync(box.path('run/dead-run.json'), JSON.stringify(record))
       const next = await box.run(['quick', '--cwd', SIGKILL])
       expect(next.code, diagnose(next)).toBe(0)

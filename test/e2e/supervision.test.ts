@@ -152,7 +152,9 @@ describe('a second interrupt', () => {
     expect(box.check('stubborn').status).toBe('cancelled')
     expect(box.check('quick').status).toBe('passed')
     // What a person sees before the shell prompt comes back: the outcome and where the evidence is.
-    expect(result.stderr).toMatch(/verify: interrupted again \(SIGINT\): stopped at once\. 1 passed, 1 cancelled of 2 checks; incomplete, evidence in .*evidence\.json/)
+    expect(result.stderr).toMatch(
+      /verify: interrupted again \(SIGINT\): stopped at once\. 1 passed, 1 cancelled of 2 checks; incomplete, evidence in .*evidence\.json/,
+    )
     expect(result.stderr).not.toMatch(STACK_LINE)
     expect(await survivors([pid as number], 500)).toEqual([])
   })

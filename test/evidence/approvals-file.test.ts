@@ -38,7 +38,11 @@ const cases: [string, () => string, RegExp][] = [
   ['an approval whose `by` is a number', () => changed((d) => void ((d.approvals.review as Record<string, unknown>).by = 42)), /approvals\.review\.by/],
   ['an approval without its fingerprint', () => changed((d) => void delete d.approvals.review?.fingerprint), /approvals\.review\.fingerprint/],
   // JSON.parse makes `__proto__` an own key, which a zod record passes over: it is checked all the same.
-  ['an approval of a check called `__proto__` without its fields', () => good.replace('"approvals": {', '"approvals": { "__proto__": { "by": 42 },'), /approvals\.__proto__/],
+  [
+    'an approval of a check called `__proto__` without its fields',
+    () => good.replace('"approvals": {', '"approvals": { "__proto__": { "by": 42 },'),
+    /approvals\.__proto__/,
+  ],
   ['an approval whose note is an object', () => changed((d) => void ((d.approvals.review as Record<string, unknown>).note = {})), /approvals\.review\.note/],
 ]
 
@@ -65,9 +69,12 @@ describe('an approvals.json verify cannot read', { timeout: 90_000 }, () => {
     }
   })
 
-  it("an approval of another check, with a field this version does not know, is kept as it is when one is recorded", async () => {
+  it('an approval of another check, with a field this version does not know, is kept as it is when one is recorded', async () => {
     const other = { ...(JSON.parse(good).approvals.review as Record<string, unknown>), checkId: 'retired-review', origin: 'a later version' }
-    writeFileSync(p.approvalsPath, changed((d) => void (d.approvals['retired-review'] = other)))
+    writeFileSync(
+      p.approvalsPath,
+      changed((d) => void (d.approvals['retired-review'] = other)),
+    )
     try {
       expect((await verifyInProcess(p, ['check'])).code).toBe(0)
       const approve = await verifyInProcess(p, ['approve', 'review', '--by', 'Bo'])

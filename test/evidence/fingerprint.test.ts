@@ -260,7 +260,14 @@ describe('workspaceFingerprint in git', () => {
 
   it('never leaves out a tracked file, even under .verify/ or when named as verify output', async () => {
     const root = repo({ 'src/a.ts': 'a\n', '.verify/tracked.txt': 'one\n', 'reports/junit.xml': '<x/>\n' })
-    const leaveOut = [join(root, 'reports/junit.xml'), join(root, 'reports/new.xml'), join(root, 'src/../reports/x'), join(tmpdir(), 'outside.json'), root, join(root, '.git/index')]
+    const leaveOut = [
+      join(root, 'reports/junit.xml'),
+      join(root, 'reports/new.xml'),
+      join(root, 'src/../reports/x'),
+      join(tmpdir(), 'outside.json'),
+      root,
+      join(root, '.git/index'),
+    ]
     const before = await fingerprint(root)
     write(root, '.verify/tracked.txt', 'two\n')
     const edited = await fingerprint(root)

@@ -43,9 +43,34 @@ function evidenceOf(ids: string[]): EvidenceFile {
       required: true,
       status: 'passed' as const,
       reason: null,
-      evidence: { type: 'command_success', passed: true, command: 'x', exitCode: 0, signal: null, timedOut: false, durationMs: 1, timestamp: '2026-11-30T12:00:01.000Z', fingerprint: `sha256:${'c'.repeat(64)}`, checkDigest: `sha256:${'d'.repeat(64)}`, output: { ...output }, error: null, metadata: {} },
+      evidence: {
+        type: 'command_success',
+        passed: true,
+        command: 'x',
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        durationMs: 1,
+        timestamp: '2026-11-30T12:00:01.000Z',
+        fingerprint: `sha256:${'c'.repeat(64)}`,
+        checkDigest: `sha256:${'d'.repeat(64)}`,
+        output: { ...output },
+        error: null,
+        metadata: {},
+      },
     })),
-    summary: { total: ids.length, passed: ids.length, failed: 0, skipped: 0, cancelled: 0, pending: 0, verdict: 'approved', issues: [], recommendations: [], warnings: [] },
+    summary: {
+      total: ids.length,
+      passed: ids.length,
+      failed: 0,
+      skipped: 0,
+      cancelled: 0,
+      pending: 0,
+      verdict: 'approved',
+      issues: [],
+      recommendations: [],
+      warnings: [],
+    },
   }
 }
 
@@ -85,7 +110,9 @@ describe('folders on special file systems', () => {
   })
 
   it('the location check names the path and what to do', () => {
-    expect(evidenceLocationProblem('/proc/x.json', '/proc/logs')).toMatch(/^Cannot write the evidence at \/proc\/x\.json: cannot write in \/proc \(ENOENT\); .*ordinary disk/)
+    expect(evidenceLocationProblem('/proc/x.json', '/proc/logs')).toMatch(
+      /^Cannot write the evidence at \/proc\/x\.json: cannot write in \/proc \(ENOENT\); .*ordinary disk/,
+    )
     expect(evidenceLocationProblem(join(work, 'ok', 'evidence.json'), join(work, 'ok', 'logs'))).toBeNull()
   })
 })

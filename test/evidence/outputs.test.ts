@@ -41,7 +41,12 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
 
   it("the config's `reporters` with `file` are left out the same way", async () => {
     const p = project('validity-git', { git: true })
-    p.write('verify.config.ts', p.read('verify.config.ts').replace("timeout: '20s',", "timeout: '20s',\n  reporters: ['default', ['junit', { file: 'out/junit.xml' }], ['json', { file: 'out/copy.json' }]],"))
+    p.write(
+      'verify.config.ts',
+      p
+        .read('verify.config.ts')
+        .replace("timeout: '20s',", "timeout: '20s',\n  reporters: ['default', ['junit', { file: 'out/junit.xml' }], ['json', { file: 'out/copy.json' }]],"),
+    )
     p.git('add', '-A')
     p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'reporters')
     const run = await p.verify('run')

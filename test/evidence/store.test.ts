@@ -57,10 +57,7 @@ describe('writeEvidenceFile / readEvidenceFile', () => {
     const dir = temporaryDir()
     const path = join(dir, 'evidence.json')
     const runs = Array.from({ length: 20 }, (_, i) => `run-${i}`)
-    const results = await Promise.all([
-      ...runs.map((run) => writeEvidenceFile(path, evidence(run))),
-      ...runs.map(() => readEvidenceFile(path)),
-    ])
+    const results = await Promise.all([...runs.map((run) => writeEvidenceFile(path, evidence(run))), ...runs.map(() => readEvidenceFile(path))])
     for (const read of results.slice(runs.length)) {
       if (read && !read.ok) expect(read.reason).toMatch(/^no evidence at/)
     }

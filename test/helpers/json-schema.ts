@@ -15,9 +15,35 @@ function matchesType(value: unknown, type: string): boolean {
 }
 
 const KNOWN = new Set([
-  '$schema', '$defs', '$ref', 'title', 'description', 'type', 'properties', 'required', 'additionalProperties', 'propertyNames', 'items',
-  'prefixItems', 'anyOf', 'oneOf', 'allOf', 'not', 'const', 'enum', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'minLength', 'maxLength', 'minItems', 'maxItems', 'format', 'default',
+  '$schema',
+  '$defs',
+  '$ref',
+  'title',
+  'description',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'items',
+  'prefixItems',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'const',
+  'enum',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'format',
+  'default',
 ])
 
 /** Every violation of `schema` by `value`, each with its JSON path; throws on a keyword it does not know. */
@@ -39,7 +65,8 @@ export function validate(schema: Schema, value: unknown, path = '$', root: Schem
     if (!types.some((t) => matchesType(value, t))) return [`${path}: expected ${types.join(' | ')}, got ${typeOf(value)}`]
   }
   if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value)) errors.push(`${path}: expected ${JSON.stringify(s.const)}`)
-  if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) errors.push(`${path}: expected one of ${JSON.stringify(s.enum)}`)
+  if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value)))
+    errors.push(`${path}: expected one of ${JSON.stringify(s.enum)}`)
   if (typeof value === 'string') {
     if (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(value)) errors.push(`${path}: does not match ${s.pattern}`)
     if (typeof s.minLength === 'number' && [...value].length < s.minLength) errors.push(`${path}: shorter than ${s.minLength}`)

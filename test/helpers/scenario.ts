@@ -8,7 +8,10 @@ export const PROJECT = fixture('reliability')
 export const MIB = 1024 * 1024
 
 /** A sandbox whose runs use the reliability fixture project (cwd) and its own evidence, logs and pid files. */
-export function scenario(): Sandbox & { verify(args: readonly string[], options?: CliOptions): Promise<CliResult>; spawn(args: readonly string[], options?: CliOptions): RunningCli } {
+export function scenario(): Sandbox & {
+  verify(args: readonly string[], options?: CliOptions): Promise<CliResult>
+  spawn(args: readonly string[], options?: CliOptions): RunningCli
+} {
   const box = sandbox()
   return {
     ...box,

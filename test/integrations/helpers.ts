@@ -23,7 +23,11 @@ const OUTER = /^(?:VITEST.*|TEST|NODE_ENV|MODE|DEV|PROD|SSR|BASE_URL|FORCE_TTY|J
 
 /** The outer Vitest's variables, each set to undefined: pass as `env` to the e2e helpers' CLI runs to remove them. */
 export function withoutOuterVitest(): Record<string, undefined> {
-  return Object.fromEntries(Object.keys(process.env).filter((key) => OUTER.test(key)).map((key) => [key, undefined]))
+  return Object.fromEntries(
+    Object.keys(process.env)
+      .filter((key) => OUTER.test(key))
+      .map((key) => [key, undefined]),
+  )
 }
 
 /** This process's environment without the outer Vitest's variables, plus `extra` (undefined removes). */
@@ -55,7 +59,12 @@ export interface RunningTool {
 const started = new Set<number>()
 
 /** Starts `node <script> ...args` in `cwd`, in a process group of its own, killed at the deadline (default 60 s). */
-export function startTool(script: string, args: readonly string[], cwd: string, options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {}): RunningTool {
+export function startTool(
+  script: string,
+  args: readonly string[],
+  cwd: string,
+  options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): RunningTool {
   const child = spawn(process.execPath, [script, ...args], { cwd, env: toolEnvironment(options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   const pid = child.pid as number
   started.add(pid)
@@ -75,7 +84,12 @@ export function startTool(script: string, args: readonly string[], cwd: string, 
   return { child, output: () => stdout + stderr, done, stop }
 }
 
-export function runTool(script: string, args: readonly string[], cwd: string, options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {}): Promise<ToolResult> {
+export function runTool(
+  script: string,
+  args: readonly string[],
+  cwd: string,
+  options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<ToolResult> {
   return startTool(script, args, cwd, options).done
 }
 

@@ -15,7 +15,8 @@ afterEach(async () => {
 })
 afterAll(removeProjects)
 
-const jest = (dir: string, args: readonly string[], env: Record<string, string | undefined> = {}) => runTool(JEST_BIN, ['--ci', ...args], dir, { env, timeoutMs: 90_000 })
+const jest = (dir: string, args: readonly string[], env: Record<string, string | undefined> = {}) =>
+  runTool(JEST_BIN, ['--ci', ...args], dir, { env, timeoutMs: 90_000 })
 
 describe('the Jest reporter', () => {
   test('a full run records evidence that verify check accepts, next to the default reporter', { timeout: 90_000 }, async () => {

@@ -33,6 +33,10 @@ describe('the core CLI', () => {
     const log = box.path('imports.log')
     const run = await runTool('--import', [REGISTER, '--input-type=module', '-e', "await import('verify-protocol/vitest')"], ROOT, { env: { IMPORT_LOG: log } })
     expect(run.code, run.stdout + run.stderr).toBe(0)
-    expect(readFileSync(log, 'utf8').split('\n').some((m) => RUNNER_MODULE.test(m))).toBe(true)
+    expect(
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .some((m) => RUNNER_MODULE.test(m)),
+    ).toBe(true)
   })
 })

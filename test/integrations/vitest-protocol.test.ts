@@ -41,14 +41,11 @@ describe('describeProtocol', () => {
     expect(Object.fromEntries(stored.file.checks.map((c) => [c.id, c.status]))).toEqual(STATUSES)
     expect(stored.file.summary.verdict).toBe('rejected')
     // Vitest's variables stay out of the checks; the shell's own do not.
-    expect(readFileSync(join(p.dir, '.verify', 'logs', 'env.log'), 'utf8').trim().split('\n')).toEqual([
-      'NODE_ENV=unset',
-      'VITEST=unset',
-      'TEST=unset',
-      'MODE=unset',
-      'VITEST_WORKER_ID=unset',
-      'USER_VAR=kept',
-    ])
+    expect(
+      readFileSync(join(p.dir, '.verify', 'logs', 'env.log'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toEqual(['NODE_ENV=unset', 'VITEST=unset', 'TEST=unset', 'MODE=unset', 'VITEST_WORKER_ID=unset', 'USER_VAR=kept'])
     // `verify check` reads the same file and binding.
     const check = await p.verify('check', [], { env: withoutOuterVitest() })
     expect(check.code).toBe(1)

@@ -84,14 +84,20 @@ describe('the Vitest reporter', () => {
 
   test('.only and a bail cut-off do not count', async () => {
     const p = runnerProject('vitest-reporter', { git: true })
-    p.write('test/focus.test.ts', "import { expect, test } from 'vitest'\ntest.only('focused', () => expect(1).toBe(1))\ntest('left out', () => expect(1).toBe(1))\n")
+    p.write(
+      'test/focus.test.ts',
+      "import { expect, test } from 'vitest'\ntest.only('focused', () => expect(1).toBe(1))\ntest('left out', () => expect(1).toBe(1))\n",
+    )
     await vitest(p.dir, [])
     expect(p.check('test').evidence?.recordedBy?.notFull).toBe('tests focused with .only in test/focus.test.ts: the others were skipped')
 
     const q = runnerProject('vitest-reporter', { git: true })
     const bailed = await vitest(q.dir, ['--bail=1', '--no-file-parallelism'], { BREAK_TEST: '1' })
     expect(bailed.code).toBe(1)
-    expect(q.check('test')).toMatchObject({ status: 'failed', evidence: { recordedBy: { fullRun: false, notFull: expect.stringContaining('bail stopped the run') } } })
+    expect(q.check('test')).toMatchObject({
+      status: 'failed',
+      evidence: { recordedBy: { fullRun: false, notFull: expect.stringContaining('bail stopped the run') } },
+    })
   })
 
   test('the reporter form (`reporters: [..., "verify-protocol/vitest/reporter"]`) records too', async () => {
@@ -119,7 +125,10 @@ describe('the Vitest reporter', () => {
     let verifyEnded = 0
     const running = p.verify('run', ['--only', 'lint'], { env: { ...withoutOuterVitest(), LINT_MS: '6000' }, timeoutMs: 30_000 })
     void running.then(() => (verifyEnded = Date.now()))
-    await until(() => existsSync(`${p.evidencePath}.lock`), () => 'verify run took no lock')
+    await until(
+      () => existsSync(`${p.evidencePath}.lock`),
+      () => 'verify run took no lock',
+    )
     const tests = await vitest(p.dir, [])
     expect(tests.code, tests.stdout + tests.stderr).toBe(0)
     // The reporter waited for the run that held the evidence file, then added its record to what the run wrote.
@@ -162,7 +171,10 @@ describe('the Vitest reporter', () => {
       watch.stop()
     }
     await watch.done
-    await until(() => !groupAlive(pid), () => `process group ${pid} still alive`)
+    await until(
+      () => !groupAlive(pid),
+      () => `process group ${pid} still alive`,
+    )
   })
 })
 

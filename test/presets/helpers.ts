@@ -21,7 +21,14 @@ export function write(dir: string, path: string, content: string): void {
   writeFileSync(join(dir, path), content)
 }
 
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e', GIT_CONFIG_GLOBAL: '/dev/null' }
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@e',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@e',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+}
 export const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, env: GIT_ENV, encoding: 'utf8' })
 
 /** A repository whose `main` has one commit with a TODO that is not new. */

@@ -75,7 +75,9 @@ describe('the todo check without a base branch (shallow or detached CI checkouts
     write(dir, 'b.ts', '// nothing to see\n')
     const result = await run(todoCheck(), context(dir))
     expect(result.passed).toBe(true)
-    expect(result.output).toMatch(/since HEAD\.\nNo base branch found \(tried origin\/HEAD, origin\/main, origin\/master, main, master\): only changes not committed yet were scanned\. Set VERIFY_BASE/)
+    expect(result.output).toMatch(
+      /since HEAD\.\nNo base branch found \(tried origin\/HEAD, origin\/main, origin\/master, main, master\): only changes not committed yet were scanned\. Set VERIFY_BASE/,
+    )
     expect(result.metadata).toMatchObject({ base: 'HEAD', baseFallback: true })
   })
 

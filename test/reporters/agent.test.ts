@@ -17,7 +17,10 @@ describe('agent digest', () => {
       else if (i === 7000) output += `Error: ${'very long '.repeat(100)}\n`
       else output += `  progress ${i} ok\n`
     }
-    const text = digest([result('build', 'passed'), result('test', 'failed', { name: 'Unit tests', reason: 'exit code 1', output, command: 'vitest run', exitCode: 1 })])
+    const text = digest([
+      result('build', 'passed'),
+      result('test', 'failed', { name: 'Unit tests', reason: 'exit code 1', output, command: 'vitest run', exitCode: 1 }),
+    ])
     const out = text.trimEnd().split('\n')
     expect(out.length).toBeLessThan(50)
     expect(out[0]).toMatch(/^verify: REJECTED — 1 passed, 1 failed of 2 checks \(protocol default, 3\.21s\)$/)
@@ -26,7 +29,11 @@ describe('agent digest', () => {
     const shown = out.filter((l) => l.startsWith('  │ ')).map((l) => l.slice(4))
     expect(shown.length).toBeLessThanOrEqual(30)
     // The error lines lead, each once, in the order they appeared.
-    expect(shown.slice(0, 3)).toEqual(['FAIL src/parser.test.ts > parses an empty file', "AssertionError: expected '' to equal '[]'", expect.stringMatching(/^Error: very long/)])
+    expect(shown.slice(0, 3)).toEqual([
+      'FAIL src/parser.test.ts > parses an empty file',
+      "AssertionError: expected '' to equal '[]'",
+      expect.stringMatching(/^Error: very long/),
+    ])
     expect(shown.filter((l) => l.startsWith('AssertionError'))).toHaveLength(1)
     // Then the end of the output.
     expect(shown.at(-1)).toBe('  progress 10000 ok')
@@ -115,7 +122,9 @@ describe('agent digest', () => {
   test('the reporter prints a start line and the digest, nothing per check', async () => {
     const { options, out } = recorder()
     await replay(createAgentReporter(options), outcome([result('a', 'passed', { output: 'noise\n' })]))
-    expect(out.text).toBe('verify: running protocol default (1 check)…\nverify: APPROVED — 1 passed of 1 check (protocol default, 3.21s)\nEvidence: .verify/evidence.json\n')
+    expect(out.text).toBe(
+      'verify: running protocol default (1 check)…\nverify: APPROVED — 1 passed of 1 check (protocol default, 3.21s)\nEvidence: .verify/evidence.json\n',
+    )
   })
 })
 

@@ -49,7 +49,9 @@ describe.concurrent('reporters through the CLI', () => {
     expect(byName('endgroup')).toHaveLength(byName('group').length)
     // The failing test the output names comes first, and the annotation points at its file (relative to the workspace).
     expect(byName('error')).toEqual([expect.objectContaining({ properties: { file: 'fixtures/reporters-basic/src/math.test.ts', title: 'Unit tests' } })])
-    expect(byName('error')[0]?.message).toMatch(/^failed: exit code 1\n\$ node print\.mjs\n✗ adds \(src\/math\.test\.ts\)\n {2}AssertionError: expected 3 to be 4\nFAIL {2}src\/math\.test\.ts > adds\n/)
+    expect(byName('error')[0]?.message).toMatch(
+      /^failed: exit code 1\n\$ node print\.mjs\n✗ adds \(src\/math\.test\.ts\)\n {2}AssertionError: expected 3 to be 4\nFAIL {2}src\/math\.test\.ts > adds\n/,
+    )
     expect(byName('warning')).toEqual([expect.objectContaining({ properties: { title: 'lint' } })])
     expect(byName('set-output')).toEqual([])
     for (const line of INJECTED) expect(log.text).toContain(line)

@@ -43,7 +43,10 @@ describe('the default reporter names the failing test (spawned: real Vitest, a m
       skipped: 1,
       failures: [{ name: 'cart adds up the prices', file: 'cart.test.mjs', line: 12, message: 'AssertionError: expected 11 to be 12 // Object.is equality' }],
     })
-    const stdout = run.stdout.replaceAll(box.dir, '$TMP').replace(/(Start at|Duration) .*/g, '$1 …').replace(/⎯+/g, '⎯⎯')
+    const stdout = run.stdout
+      .replaceAll(box.dir, '$TMP')
+      .replace(/(Start at|Duration) .*/g, '$1 …')
+      .replace(/⎯+/g, '⎯⎯')
     const block = failureBlock(stdout, 'Unit tests')
     expect(block.slice(0, 4)).toEqual([
       '✗ Unit tests — exit code 1; 1 test failed according to $TMP/junit.xml',
@@ -85,7 +88,10 @@ describe('the default reporter names the failing test (spawned: real Vitest, a m
     ])
     // verbose prints every output line live, then the same summary.
     const verbose = await box.run(['--cwd', fixture('reports-mocha'), '--reporter', 'verbose'])
-    expect(failureBlock(verbose.stdout, 'Unit tests').slice(2, 4)).toEqual(['  ✗ cart adds up the prices (test/cart.test.js:9)', '    AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:'])
+    expect(failureBlock(verbose.stdout, 'Unit tests').slice(2, 4)).toEqual([
+      '  ✗ cart adds up the prices (test/cart.test.js:9)',
+      '    AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
+    ])
   })
 
   test('github-actions: the annotation carries file and line of the failing test, relative to the workspace', async () => {
@@ -136,27 +142,43 @@ const JEST_OUTPUT = ` FAIL  test/cart.test.js
 
 describe('failing tests found in the output', () => {
   test('Vitest, Jest, mocha and pytest', () => {
-    expect(failuresFromOutput(VITEST_OUTPUT)).toEqual([{ name: 'cart > adds up', file: 'src/cart.test.ts', line: 12, message: 'AssertionError: expected 11 to be 12 // Object.is equality' }])
-    expect(failuresFromOutput(JEST_OUTPUT)).toEqual([{ name: 'cart > adds up', file: 'test/cart.test.js', line: 9, message: 'expect(received).toBe(expected) // Object.is equality' }])
-    const mocha = '  2 passing\n  2 failing\n\n  1) top level fails:\n     Error: nope\n      at Context.<anonymous> (test/a.js:3:9)\n\n  2) suite\n       inner\n         deepest:\n     TypeError: x is not a function\n      at Context.<anonymous> (test/b.js:7:1)\n'
+    expect(failuresFromOutput(VITEST_OUTPUT)).toEqual([
+      { name: 'cart > adds up', file: 'src/cart.test.ts', line: 12, message: 'AssertionError: expected 11 to be 12 // Object.is equality' },
+    ])
+    expect(failuresFromOutput(JEST_OUTPUT)).toEqual([
+      { name: 'cart > adds up', file: 'test/cart.test.js', line: 9, message: 'expect(received).toBe(expected) // Object.is equality' },
+    ])
+    const mocha =
+      '  2 passing\n  2 failing\n\n  1) top level fails:\n     Error: nope\n      at Context.<anonymous> (test/a.js:3:9)\n\n  2) suite\n       inner\n         deepest:\n     TypeError: x is not a function\n      at Context.<anonymous> (test/b.js:7:1)\n'
     expect(failuresFromOutput(mocha)).toEqual([
       { name: 'top level fails', file: 'test/a.js', line: 3, message: 'Error: nope' },
       { name: 'suite inner deepest', file: 'test/b.js', line: 7, message: 'TypeError: x is not a function' },
     ])
-    expect(failuresFromOutput('FAILED tests/test_cart.py::test_total - assert 11 == 12\n')).toEqual([{ name: 'test_total', file: 'tests/test_cart.py', message: 'assert 11 == 12' }])
+    expect(failuresFromOutput('FAILED tests/test_cart.py::test_total - assert 11 == 12\n')).toEqual([
+      { name: 'test_total', file: 'tests/test_cart.py', message: 'assert 11 == 12' },
+    ])
     expect(failuresFromOutput('error TS2304: Cannot find name x\n')).toEqual([])
   })
 
   test('coverage tables (nyc, c8, text-summary) leave the tail; other tables stay', () => {
     const table = ['-----|---------|', 'File | % Stmts |', '-----|---------|', 'a.js |     100 |', '-----|---------|']
-    const summary = ['=============================== Coverage summary ===============================', 'Statements   : 100% ( 3/3 )', '================================================================================']
+    const summary = [
+      '=============================== Coverage summary ===============================',
+      'Statements   : 100% ( 3/3 )',
+      '================================================================================',
+    ]
     expect(withoutCoverage(['before', ...table, 'between', ...summary, 'after'])).toEqual(['before', 'between', 'after'])
     expect(withoutCoverage(['| a | b | c |', '| 1 | 2 | 3 |'])).toEqual(['| a | b | c |', '| 1 | 2 | 3 |'])
   })
 })
 
 describe('every reporter shows the failing tests, bounded', () => {
-  const many: TestsRecord = { passed: 0, failed: 40, skipped: 0, failures: Array.from({ length: 10 }, (_, i) => ({ name: `case ${i}`, file: 'test/a.test.ts', line: i + 1, message: `Error: ${i}` })) }
+  const many: TestsRecord = {
+    passed: 0,
+    failed: 40,
+    skipped: 0,
+    failures: Array.from({ length: 10 }, (_, i) => ({ name: `case ${i}`, file: 'test/a.test.ts', line: i + 1, message: `Error: ${i}` })),
+  }
   const failing = withTests(result('test', 'failed', { name: 'Unit tests', output: `${'noise\n'.repeat(50)}FAIL  other.test.ts > not this one\n` }), many)
 
   test('the parsed report wins over the output, at most 5 tests and how many more', () => {
@@ -166,7 +188,10 @@ describe('every reporter shows the failing tests, bounded', () => {
   })
 
   test('markdown: a list of the failing tests above the output block, escaped', () => {
-    const md = renderMarkdownSummary(outcome([withTests(failing, { passed: 0, failed: 1, skipped: 0, failures: [{ name: 'a <b> | *c*', file: 'x.ts', line: 2, message: 'boom' }] })]), { maxBytes: 64 * 1024, cwd: '/project' })
+    const md = renderMarkdownSummary(
+      outcome([withTests(failing, { passed: 0, failed: 1, skipped: 0, failures: [{ name: 'a <b> | *c*', file: 'x.ts', line: 2, message: 'boom' }] })]),
+      { maxBytes: 64 * 1024, cwd: '/project' },
+    )
     expect(md).toContain('`test` failing tests:\n\n- ❌ a &lt;b&gt; \\| \\*c\\* (x.ts:2) — boom\n\n<details>')
   })
 
@@ -177,7 +202,10 @@ describe('every reporter shows the failing tests, bounded', () => {
   })
 
   test("github-actions: a tool's own ::error lines are read, not escaped twice; their file and line are used", () => {
-    const eslint = withTests(result('lint', 'failed', { output: `::error file=src/a.ts,line=3,col=5,title=no-unused-vars::'x' is defined%0Abut never used\n` }), { passed: 0, failed: 0, skipped: 0 })
+    const eslint = withTests(
+      result('lint', 'failed', { output: `::error file=src/a.ts,line=3,col=5,title=no-unused-vars::'x' is defined%0Abut never used\n` }),
+      { passed: 0, failed: 0, skipped: 0 },
+    )
     const log = parseWorkflowLog(renderAnnotations(outcome([eslint]), { workspace: '/project' }))
     expect(log.commands).toEqual([expect.objectContaining({ name: 'error', properties: { file: 'src/a.ts', line: '3', title: 'lint' } })])
     expect(log.commands[0]?.message).toContain("src/a.ts:3: no-unused-vars: 'x' is defined but never used")
@@ -185,7 +213,12 @@ describe('every reporter shows the failing tests, bounded', () => {
   })
 
   test('github-actions: a failing test outside the workspace gets no file', () => {
-    const outside = withTests(result('test', 'failed', { output: 'x\n' }), { passed: 0, failed: 1, skipped: 0, failures: [{ name: 't', file: '../../etc/x.ts', line: 1 }] })
+    const outside = withTests(result('test', 'failed', { output: 'x\n' }), {
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      failures: [{ name: 't', file: '../../etc/x.ts', line: 1 }],
+    })
     const log = parseWorkflowLog(renderAnnotations(outcome([outside]), { workspace: '/project' }))
     expect(log.commands[0]?.properties).toEqual({ title: 'test' })
   })

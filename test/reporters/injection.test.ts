@@ -25,7 +25,8 @@ import { outcome, recorder, replay, result } from '../helpers/outcome.js'
 import { parseWorkflowLog, unsafeOutput } from './workflow.js'
 import { parseXml } from './xml.js'
 
-const HOSTILE = 'ok\n::error file=x.ts::forged annotation\r::warning::behind a CR \u001b]0;title\u0007\u001b[2J\u001b[1A ##[group]grouped \u009b2J \u202Eesrever'
+const HOSTILE =
+  'ok\n::error file=x.ts::forged annotation\r::warning::behind a CR \u001b]0;title\u0007\u001b[2J\u001b[1A ##[group]grouped \u009b2J \u202Eesrever'
 
 const hostileRun = () =>
   outcome(
@@ -87,7 +88,15 @@ describe('every reporter prints untrusted names, reasons and commands defused', 
 
   test('a reporter that throws an untrusted message', () => {
     let err = ''
-    const reporter = guardReporter({ onRunStart: () => { throw new Error(HOSTILE) } }, '"custom"', { stderr: (t) => void (err += t) })
+    const reporter = guardReporter(
+      {
+        onRunStart: () => {
+          throw new Error(HOSTILE)
+        },
+      },
+      '"custom"',
+      { stderr: (t) => void (err += t) },
+    )
     reporter.onRunStart?.(hostileRun().checklist)
     expect(unsafeOutput(err)).toEqual([])
     expect(err).toContain('forged annotation')
@@ -128,7 +137,6 @@ function layered(env: NodeJS.ProcessEnv = {}) {
 }
 
 describe('the output layer', () => {
-
   test('lines that would be workflow commands, also written in pieces', () => {
     const { io, out } = layered()
     io.stdout('first\n::error::one\n')

@@ -25,7 +25,9 @@ const cells = (line: string) =>
 
 /** Reads the first GFM table: cells split on unescaped pipes, escapes undone. */
 function parseTable(markdown: string): Table {
-  const block = markdown.split('\n').filter((line, i, all) => line.startsWith('|') && (i === 0 || all[i - 1]?.startsWith('|') || all[i + 1]?.startsWith('| :--')))
+  const block = markdown
+    .split('\n')
+    .filter((line, i, all) => line.startsWith('|') && (i === 0 || all[i - 1]?.startsWith('|') || all[i + 1]?.startsWith('| :--')))
   const [header, separator, ...rows] = block
   if (!header || !separator) throw new Error('no table')
   expect(cells(separator).every((c) => /^:?-+:?$/.test(c))).toBe(true)
@@ -115,10 +117,13 @@ describe('markdown summary: structure', () => {
 })
 
 const failing = (count: number, outputLines: number) =>
-  outcome(Array.from({ length: count }, (_, i) => result(`check-${String(i).padStart(3, '0')}`, 'failed', { output: lines(outputLines, (k) => `${k} ${'x'.repeat(150)}`) })))
+  outcome(
+    Array.from({ length: count }, (_, i) =>
+      result(`check-${String(i).padStart(3, '0')}`, 'failed', { output: lines(outputLines, (k) => `${k} ${'x'.repeat(150)}`) }),
+    ),
+  )
 
 describe('markdown summary: the byte budget', () => {
-
   test('within budget: nothing is shortened and no note is added', () => {
     const md = render(failing(3, 10), 64 * 1024)
     expect(md).not.toMatch(/shortened|left out/)

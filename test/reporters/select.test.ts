@@ -87,10 +87,13 @@ describe('the live task list', () => {
 })
 
 describe('JSON or JUnit on stdout', () => {
-  test.each([[['json', 'default']], [['json', 'json']], [['junit', 'agent']], [['default', 'junit']]])('%j: refused, a program could not parse what it reads', async (specs) => {
-    const io = fakeIO()
-    await expect(createReporters(specs, io, false)).rejects.toThrow(/on stdout for a program to parse/)
-  })
+  test.each([[['json', 'default']], [['json', 'json']], [['junit', 'agent']], [['default', 'junit']]])(
+    '%j: refused, a program could not parse what it reads',
+    async (specs) => {
+      const io = fakeIO()
+      await expect(createReporters(specs, io, false)).rejects.toThrow(/on stdout for a program to parse/)
+    },
+  )
 
   test('with the other reporter given a file, or the document in a file: fine', async () => {
     const io = fakeIO()

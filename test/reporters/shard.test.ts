@@ -42,6 +42,8 @@ describe('shard runs', () => {
   })
 
   test('agent: the shard’s verdict and scope', () => {
-    expect(renderAgentDigest(shardRun('failed'), { cwd: CWD }).split('\n')[0]).toBe('verify: REJECTED — 1 passed, 1 failed of 2 checks (shard 1/2 of protocol default, 3.21s)')
+    expect(renderAgentDigest(shardRun('failed'), { cwd: CWD }).split('\n')[0]).toBe(
+      'verify: REJECTED — 1 passed, 1 failed of 2 checks (shard 1/2 of protocol default, 3.21s)',
+    )
   })
 })

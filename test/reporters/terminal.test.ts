@@ -20,7 +20,12 @@ const CURSOR = new RegExp(`${ESC}\\[(?:\\d*[ABCDGHJK]|\\?25[lh])`)
 const ANY_ESCAPE = new RegExp(ESC)
 const SGR = new RegExp(`${ESC}\\[[\\d;]*m`)
 
-const run = () => outcome([result('build', 'passed', { output: 'ok\n' }), result('unit-tests', 'failed', { output: 'boom\n', reason: 'exit code 1' }), result('review', 'pending_manual')])
+const run = () =>
+  outcome([
+    result('build', 'passed', { output: 'ok\n' }),
+    result('unit-tests', 'failed', { output: 'boom\n', reason: 'exit code 1' }),
+    result('review', 'pending_manual'),
+  ])
 
 describe('default reporter', () => {
   test('not a TTY: one line per start and end with [done/total], no escape of any kind', async () => {
@@ -84,7 +89,12 @@ const wide = () =>
 const drawnLines = (text: string) =>
   text
     .split('\n')
-    .map((line) => line.replace(/^\x1b\[\d+A\x1b\[0J/, '').replace('\x1b[?25l', '').replace('\x1b[?25h', ''))
+    .map((line) =>
+      line
+        .replace(/^\x1b\[\d+A\x1b\[0J/, '')
+        .replace('\x1b[?25l', '')
+        .replace('\x1b[?25h', ''),
+    )
     .filter((line) => line !== '' && !line.includes('Verdict'))
 
 describe('default reporter: the live list', () => {
@@ -192,7 +202,6 @@ async function start() {
 }
 
 describe('verbose reporter', () => {
-
   test('each line prefixed with its padded id; partial lines wait for their end; the rest flushes at check end', async () => {
     const { reporter, out, o } = await start()
     const [a, b] = o.checklist.results

@@ -52,7 +52,10 @@ describe('no workflow command from check output, whatever the reporter on stdout
     const own = new Set(['group', 'endgroup', 'stop-commands', 'error'])
     const foreign = commands.filter((c) => !own.has(c.name) && !/^[0-9a-f]{32}$/.test(c.name))
     expect(foreign).toEqual([])
-    expect(commands.filter((c) => c.name === 'stop-commands').map((c) => c.message)).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/), expect.stringMatching(/^[0-9a-f]{32}$/)])
+    expect(commands.filter((c) => c.name === 'stop-commands').map((c) => c.message)).toEqual([
+      expect.stringMatching(/^[0-9a-f]{32}$/),
+      expect.stringMatching(/^[0-9a-f]{32}$/),
+    ])
     // The point of a planted stop-commands: verify's own annotation still gets through.
     expect(commands.filter((c) => c.name === 'error').map((c) => c.properties.title)).toEqual(['unit-tests'])
   })
@@ -108,7 +111,6 @@ const noisy = () =>
   outcome([result('noisy', 'failed', { output: 'bell\u0007 nul\u0000 soh\u0001 del\u007F csi\u009B2J\nmove\x1b[1A\x1b[2Kdone\ntab\tkept\n' })])
 
 describe('no control characters or cursor movement from check output', () => {
-
   test('default and agent tails: no control character but tab and newline', async () => {
     for (const create of [createDefaultReporter, createAgentReporter]) {
       const { options, out } = recorder({ color: true, ci: true })

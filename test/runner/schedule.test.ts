@@ -291,7 +291,10 @@ describe('runVerification: reporter hooks', () => {
 
   it('streams output to onCheckOutput', async () => {
     const chunks: string[] = []
-    await verify({ checks: { hello: { command: node('console.log("hello from the check")') } } }, { reporter: { onCheckOutput: (_, chunk) => void chunks.push(chunk) } })
+    await verify(
+      { checks: { hello: { command: node('console.log("hello from the check")') } } },
+      { reporter: { onCheckOutput: (_, chunk) => void chunks.push(chunk) } },
+    )
     expect(chunks.join('')).toContain('hello from the check')
   })
 })

@@ -47,16 +47,26 @@ describe('JUnit: what the XML means, not what a regex sees', () => {
   })
 
   it('<error> fails a test like <failure>', () => {
-    expect(countJUnit(suite(`<testcase name="a"><error message="TypeError: x is undefined" type="TypeError"/></testcase>`))).toEqual({ passed: 0, failed: 1, skipped: 0 })
+    expect(countJUnit(suite(`<testcase name="a"><error message="TypeError: x is undefined" type="TypeError"/></testcase>`))).toEqual({
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+    })
   })
 
   it('<skipped> and status="disabled" / "skipped" / "ignored" are skipped', () => {
-    const xml = suite(`<testcase name="a"><skipped/></testcase><testcase name="b" status="disabled"/><testcase name="c" status="skipped"/><testcase name="d" status="ignored"/>${ok('e')}`)
+    const xml = suite(
+      `<testcase name="a"><skipped/></testcase><testcase name="b" status="disabled"/><testcase name="c" status="skipped"/><testcase name="d" status="ignored"/>${ok('e')}`,
+    )
     expect(countJUnit(xml)).toEqual({ passed: 1, failed: 0, skipped: 4 })
   })
 
   it('a failure next to a skip marker still fails: a skip never hides a failure', () => {
-    expect(countJUnit(suite(`<testcase name="a" status="disabled"><failure/></testcase><testcase name="b"><skipped/><error/></testcase>`))).toEqual({ passed: 0, failed: 2, skipped: 0 })
+    expect(countJUnit(suite(`<testcase name="a" status="disabled"><failure/></testcase><testcase name="b"><skipped/><error/></testcase>`))).toEqual({
+      passed: 0,
+      failed: 2,
+      skipped: 0,
+    })
   })
 
   it('failures a suite declares beyond its testcases count (a hook or a file that did not load)', () => {
@@ -74,9 +84,15 @@ describe('JUnit: what the XML means, not what a regex sees', () => {
 
   it('names the failing tests with file, line and the first line of the message', () => {
     const body = '\nAssertionError: expected 11 to be 12 // Object.is equality\n\n- Expected\n+ Received\n\n ❯ cart.test.mjs:12:75\n'
-    const xml = suite(`<testcase classname="cart.test.mjs" name="cart &gt; adds up the prices"><failure message="expected 11 to be 12 // Object.is equality" type="AssertionError">${body}</failure></testcase>`)
-    expect(parseJUnit(xml).failures).toEqual([{ name: 'cart > adds up the prices', file: 'cart.test.mjs', line: 12, message: 'AssertionError: expected 11 to be 12 // Object.is equality' }])
-    const attrs = suite(`<testcase name="test_total" classname="tests.test_cart" file="tests/test_cart.py" line="7"><failure>assert 11 == 12</failure></testcase>`)
+    const xml = suite(
+      `<testcase classname="cart.test.mjs" name="cart &gt; adds up the prices"><failure message="expected 11 to be 12 // Object.is equality" type="AssertionError">${body}</failure></testcase>`,
+    )
+    expect(parseJUnit(xml).failures).toEqual([
+      { name: 'cart > adds up the prices', file: 'cart.test.mjs', line: 12, message: 'AssertionError: expected 11 to be 12 // Object.is equality' },
+    ])
+    const attrs = suite(
+      `<testcase name="test_total" classname="tests.test_cart" file="tests/test_cart.py" line="7"><failure>assert 11 == 12</failure></testcase>`,
+    )
     expect(parseJUnit(attrs).failures).toEqual([{ name: 'test_total', file: 'tests/test_cart.py', line: 7, message: 'assert 11 == 12' }])
   })
 
@@ -109,7 +125,8 @@ describe('JUnit: what the XML means, not what a regex sees', () => {
   })
 })
 
-const jest = (extra: Record<string, unknown>) => JSON.stringify({ numPassedTests: 0, numFailedTests: 0, numPendingTests: 0, numTodoTests: 0, success: true, ...extra })
+const jest = (extra: Record<string, unknown>) =>
+  JSON.stringify({ numPassedTests: 0, numFailedTests: 0, numPendingTests: 0, numTodoTests: 0, success: true, ...extra })
 
 describe('Jest / Vitest JSON', () => {
   it('counts the tests it lists and names the failing ones with file and line', () => {
@@ -125,7 +142,13 @@ describe('Jest / Vitest JSON', () => {
             status: 'failed',
             assertionResults: [
               { fullName: 'cart is empty', status: 'passed', failureMessages: [] },
-              { fullName: 'cart adds up', status: 'failed', failureMessages: ['Error: expect(received).toBe(expected)\n\nExpected: 12\n    at Object.<anonymous> (/repo/node_modules/x.js:1:1)\n    at Object.<anonymous> (/repo/test/cart.test.js:9:20)'] },
+              {
+                fullName: 'cart adds up',
+                status: 'failed',
+                failureMessages: [
+                  'Error: expect(received).toBe(expected)\n\nExpected: 12\n    at Object.<anonymous> (/repo/node_modules/x.js:1:1)\n    at Object.<anonymous> (/repo/test/cart.test.js:9:20)',
+                ],
+              },
               { fullName: 'cart discounts', status: 'pending', failureMessages: [] },
             ],
           },
@@ -137,7 +160,16 @@ describe('Jest / Vitest JSON', () => {
   })
 
   it('a test file that failed without a failing test fails (it did not load, a hook threw)', () => {
-    const report = parseJestJson(jest({ numPassedTests: 1, success: false, testResults: [{ name: '/r/broken.test.mjs', status: 'failed', message: 'boom at load', assertionResults: [] }, { name: '/r/ok.test.mjs', status: 'passed', assertionResults: [{ fullName: 'ok', status: 'passed' }] }] }))
+    const report = parseJestJson(
+      jest({
+        numPassedTests: 1,
+        success: false,
+        testResults: [
+          { name: '/r/broken.test.mjs', status: 'failed', message: 'boom at load', assertionResults: [] },
+          { name: '/r/ok.test.mjs', status: 'passed', assertionResults: [{ fullName: 'ok', status: 'passed' }] },
+        ],
+      }),
+    )
     expect(report.counts).toEqual({ passed: 1, failed: 1, skipped: 0 })
     expect(report.failures[0]).toMatchObject({ name: '/r/broken.test.mjs', message: 'boom at load' })
   })
@@ -145,7 +177,9 @@ describe('Jest / Vitest JSON', () => {
   it('success: false or runtime-error suites fail even when no test is listed as failed', () => {
     expect(parseJestJson(jest({ numPassedTests: 3, success: false })).counts.failed).toBe(1)
     expect(parseJestJson(jest({ numPassedTests: 3, numRuntimeErrorTestSuites: 1 })).counts.failed).toBe(1)
-    expect(parseJestJson(jest({ numPassedTests: 3, numFailedTests: 2, testResults: [{ name: 'a', assertionResults: [{ status: 'passed' }] }] })).counts.failed).toBe(2)
+    expect(
+      parseJestJson(jest({ numPassedTests: 3, numFailedTests: 2, testResults: [{ name: 'a', assertionResults: [{ status: 'passed' }] }] })).counts.failed,
+    ).toBe(2)
   })
 
   it('an unknown test status is not a pass', () => {
@@ -174,14 +208,32 @@ describe('readTestReport', () => {
   })
 
   it('a test file that failed as a whole is named by its relative path', async () => {
-    const json = JSON.stringify({ numPassedTests: 0, numFailedTests: 0, success: false, testResults: [{ name: join(dir, 'broken.test.mjs'), status: 'failed', message: 'boom at load', assertionResults: [] }] })
+    const json = JSON.stringify({
+      numPassedTests: 0,
+      numFailedTests: 0,
+      success: false,
+      testResults: [{ name: join(dir, 'broken.test.mjs'), status: 'failed', message: 'boom at load', assertionResults: [] }],
+    })
     const result = await readTestReport({ vitestJson: write('broken.json', json), min: 1 }, dir, Date.now() - 5000)
     expect(result.counts?.failures).toEqual([{ name: 'broken.test.mjs', file: 'broken.test.mjs', message: 'boom at load' }])
   })
 
   it('failing tests carry paths relative to the check folder', async () => {
-    const json = JSON.stringify({ numPassedTests: 0, numFailedTests: 1, testResults: [{ name: join(dir, 'test', 'a.test.js'), assertionResults: [{ fullName: 'a', status: 'failed', failureMessages: [`Error: no\n    at ${join(dir, 'test', 'a.test.js')}:3:1`] }] }] })
+    const json = JSON.stringify({
+      numPassedTests: 0,
+      numFailedTests: 1,
+      testResults: [
+        {
+          name: join(dir, 'test', 'a.test.js'),
+          assertionResults: [{ fullName: 'a', status: 'failed', failureMessages: [`Error: no\n    at ${join(dir, 'test', 'a.test.js')}:3:1`] }],
+        },
+      ],
+    })
     const result = await readTestReport({ vitestJson: write('r.json', json), min: 1 }, dir, Date.now() - 5000)
-    expect(result).toEqual({ ok: false, reason: '1 test failed according to r.json', counts: { passed: 0, failed: 1, skipped: 0, failures: [{ name: 'a', file: 'test/a.test.js', line: 3, message: 'Error: no' }] } })
+    expect(result).toEqual({
+      ok: false,
+      reason: '1 test failed according to r.json',
+      counts: { passed: 0, failed: 1, skipped: 0, failures: [{ name: 'a', file: 'test/a.test.js', line: 3, message: 'Error: no' }] },
+    })
   })
 })

@@ -1,7 +1,15 @@
 // Type tests of composition: defineConfig checks each protocol's dependsOn against its own checks and those it
 // inherits; presets and STANDARD_CHECKS compose with their ids intact.
 import { describe, expectTypeOf, it } from 'vitest'
-import { defineConfig, defineProtocol, STANDARD_CHECKS, type CheckContext, type ConfigDefinition, type PresetContext, type ProtocolDefinition } from 'verify-protocol'
+import {
+  defineConfig,
+  defineProtocol,
+  STANDARD_CHECKS,
+  type CheckContext,
+  type ConfigDefinition,
+  type PresetContext,
+  type ProtocolDefinition,
+} from 'verify-protocol'
 import node, { type NodeCheckId } from 'verify-protocol/presets/node'
 import strict, { errorFreeCheck, strictPreset, todoCheck } from 'verify-protocol/presets/strict'
 import typescript from 'verify-protocol/presets/typescript'
@@ -28,7 +36,7 @@ describe('defineConfig: dependsOn per protocol', () => {
     })
   })
 
-  it("rejects an id of a sibling protocol it does not extend", () => {
+  it('rejects an id of a sibling protocol it does not extend', () => {
     defineConfig({
       protocols: {
         default: { checks: { build: 'npm run build' } },

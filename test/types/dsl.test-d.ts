@@ -61,7 +61,11 @@ describe('defineProtocol', () => {
   })
 
   it('takes durations as "5m" or milliseconds, not free text', () => {
-    defineProtocol({ timeout: '10m', maxAge: 300_000, checks: { a: { command: 'x', timeout: '5m' }, b: { command: 'x', timeout: 300_000 }, c: { command: 'x', timeout: '1.5h' } } })
+    defineProtocol({
+      timeout: '10m',
+      maxAge: 300_000,
+      checks: { a: { command: 'x', timeout: '5m' }, b: { command: 'x', timeout: 300_000 }, c: { command: 'x', timeout: '1.5h' } },
+    })
     // @ts-expect-error 'soon' is not a duration
     defineProtocol({ checks: { a: { command: 'x', timeout: 'soon' } } })
     // @ts-expect-error a protocol's maxAge is a duration too

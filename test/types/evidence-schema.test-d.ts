@@ -28,7 +28,12 @@ describe('the evidence types are the schema’s', () => {
     expectTypeOf<Summary['cancelled']>().toEqualTypeOf<number | undefined>()
     expectTypeOf<Evidence['runFinishedAt']>().toEqualTypeOf<string | undefined>()
     expectTypeOf<Evidence['exitCode']>().toEqualTypeOf<number | null>()
-    expectTypeOf<EvidenceFile['workspace']['git']>().toEqualTypeOf<{ head: string | null; tree: string; dirty: boolean; submodules?: Record<string, string> | undefined } | null>()
+    expectTypeOf<EvidenceFile['workspace']['git']>().toEqualTypeOf<{
+      head: string | null
+      tree: string
+      dirty: boolean
+      submodules?: Record<string, string> | undefined
+    } | null>()
   })
 })
 

@@ -8,7 +8,11 @@ const MAX_AGE = 5 * 60_000
 const check = { id: 'build', name: 'Build', evidenceType: 'build_success' }
 
 function evidence(patch: Partial<Evidence> = {}): Evidence {
-  return buildRecord(new Date(NOW.getTime() - 60_000).toISOString(), { durationMs: 1200, output: { text: 'ok', bytes: 2, truncated: false, sha256: 'x' }, ...patch })
+  return buildRecord(new Date(NOW.getTime() - 60_000).toISOString(), {
+    durationMs: 1200,
+    output: { text: 'ok', bytes: 2, truncated: false, sha256: 'x' },
+    ...patch,
+  })
 }
 
 const context = { maxAgeMs: MAX_AGE, now: NOW, fingerprint: 'sha256:workspace', checkDigest: 'sha256:check' }

@@ -72,7 +72,10 @@ describe.concurrent('verify check on an unusable evidence file', { timeout: 90_0
 const garbage: [what: string, checks: unknown[]][] = [
   ['evidence that is a string', [{ id: 'ok', status: 'passed', evidence: 'trust me' }]],
   ['evidence with fields of the wrong types', [{ id: 'ok', status: 'passed', evidence: { type: 5, passed: 'yes', timestamp: 7, output: null } }]],
-  ['evidence without a fingerprint', [{ id: 'ok', status: 'passed', evidence: { type: 'command_success', passed: true, timestamp: new Date().toISOString(), output: { text: '' } } }]],
+  [
+    'evidence without a fingerprint',
+    [{ id: 'ok', status: 'passed', evidence: { type: 'command_success', passed: true, timestamp: new Date().toISOString(), output: { text: '' } } }],
+  ],
   ['entries that are not objects', [null, 7, 'ok', [], { id: 42 }]],
 ]
 

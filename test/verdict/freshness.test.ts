@@ -49,7 +49,9 @@ describe('the age of evidence is counted from the end of the run that recorded i
 
   it('times are parsed: an offset time is compared as the instant it names', () => {
     // 13:59 at +02:00 is 11:59Z: one minute old, though as text it sorts after NOW.
-    expect(checkEvidence(check, evidence({ timestamp: '2026-12-01T13:58:00.000+02:00', runFinishedAt: '2026-12-01T13:59:00.000+02:00' }), context).valid).toBe(true)
+    expect(checkEvidence(check, evidence({ timestamp: '2026-12-01T13:58:00.000+02:00', runFinishedAt: '2026-12-01T13:59:00.000+02:00' }), context).valid).toBe(
+      true,
+    )
   })
 })
 

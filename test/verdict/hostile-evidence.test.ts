@@ -46,7 +46,14 @@ describe('check ids that name Object.prototype members are ordinary ids', { time
     const p = project('validity-manual', { git: true })
     p.write('verify.config.ts', CONFIG)
     expect((await verifyInProcess(p, ['run'])).code).toBe(3)
-    const approval = { by: 'x', note: null, timestamp: new Date().toISOString(), fingerprint: 'sha256:0', checkDigest: 'sha256:0', evidenceType: 'manual_approval' }
+    const approval = {
+      by: 'x',
+      note: null,
+      timestamp: new Date().toISOString(),
+      fingerprint: 'sha256:0',
+      checkDigest: 'sha256:0',
+      evidenceType: 'manual_approval',
+    }
     writeFileSync(p.approvalsPath, `{"schemaVersion":1,"approvals":{"__proto__":${JSON.stringify(approval)},"toString":${JSON.stringify(approval)}}}\n`)
     const check = await verifyInProcess(p, ['check', '--json'])
     expect(check.code).toBe(3)

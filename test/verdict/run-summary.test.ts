@@ -44,7 +44,10 @@ describe('summarizeRun', () => {
   })
 
   it('an interrupted shard is incomplete, for the job and the file', () => {
-    const run = summarizeRun([result('a', 'passed'), result('b', 'cancelled')], false, { interrupted: true, shard: { index: 1, total: 1, checks: new Set(['a', 'b']) } })
+    const run = summarizeRun([result('a', 'passed'), result('b', 'cancelled')], false, {
+      interrupted: true,
+      shard: { index: 1, total: 1, checks: new Set(['a', 'b']) },
+    })
     expect(run.verdict).toBe('incomplete')
     expect(run.summary.verdict).toBe('incomplete')
   })

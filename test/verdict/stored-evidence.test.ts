@@ -157,7 +157,9 @@ describe('judgeStoredEvidence', () => {
     const failed = (await judge([{ id: 'build', status: 'failed', reason: 'exit code 2', evidence: await bound('build', { passed: false }) }])).get('build')
     expect(failed?.result).toMatchObject({ status: 'failed', reason: 'exit code 2' })
     expect(failed?.reusable).toBe(false)
-    const timedOut = (await judge([{ id: 'build', status: 'timed_out', reason: 'timed out', evidence: await bound('build', { passed: false, timedOut: true }) }])).get('build')
+    const timedOut = (
+      await judge([{ id: 'build', status: 'timed_out', reason: 'timed out', evidence: await bound('build', { passed: false, timedOut: true }) }])
+    ).get('build')
     expect(timedOut?.result.status).toBe('timed_out')
   })
 
@@ -170,11 +172,16 @@ describe('judgeStoredEvidence', () => {
     const judged = (await judge([{ id: 'build', status: 'passed', evidence: await bound('build', {}, 6 * MINUTE) }])).get('build')
     expect(judged?.result.status).toBe('stale')
     expect(judged?.result.reason).toMatch(/6m 00s old/)
-    expect((await judge([{ id: 'build', status: 'passed', evidence: await bound('build', {}, 6 * MINUTE) }], {}, 10 * MINUTE)).get('build')?.result.status).toBe('passed')
+    expect(
+      (await judge([{ id: 'build', status: 'passed', evidence: await bound('build', {}, 6 * MINUTE) }], {}, 10 * MINUTE)).get('build')?.result.status,
+    ).toBe('passed')
   })
 
   it('garbage evidence, or none, is no evidence: pending (pending_manual for a manual check)', async () => {
-    const judged = await judge([{ id: 'build', status: 'passed', evidence: { type: 'command_success', passed: true } as unknown as Evidence }, { id: 'docs', status: 'passed', evidence: 'yes' as unknown as Evidence }])
+    const judged = await judge([
+      { id: 'build', status: 'passed', evidence: { type: 'command_success', passed: true } as unknown as Evidence },
+      { id: 'docs', status: 'passed', evidence: 'yes' as unknown as Evidence },
+    ])
     expect(judged.get('build')?.result).toMatchObject({ status: 'pending', evidence: null })
     expect(judged.get('docs')?.result).toMatchObject({ status: 'pending', evidence: null })
     expect(judged.get('review')?.result).toMatchObject({ status: 'pending_manual', reason: 'Read it' })
@@ -213,7 +220,7 @@ describe('judgeStoredEvidence', () => {
     expect((await judge([], { review: approval })).get('review')?.result.status).toBe('stale')
   })
 
-  it('an approval copied under another check\'s id (same definition, same code) does not approve that check', async () => {
+  it("an approval copied under another check's id (same definition, same code) does not approve that check", async () => {
     const review = byId('review')
     const approval: Approval = {
       checkId: 'security',

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest'
 import type { CheckResult, CheckStatus, Checklist, ResolvedProtocol } from '../../src/types.js'
 import { generateSummary, summarize } from '../../src/verdict/summary.js'
 
-function result(id: string, status: CheckStatus, options: { required?: boolean; reason?: string | null; printed?: number; attempts?: number } = {}): CheckResult {
+function result(
+  id: string,
+  status: CheckStatus,
+  options: { required?: boolean; reason?: string | null; printed?: number; attempts?: number } = {},
+): CheckResult {
   return {
     id,
     name: `Check ${id}`,
@@ -95,7 +99,7 @@ describe('summarize: issues and recommendations', () => {
     expect(summary.recommendations[0]).toContain('`pnpm verify`')
   })
 
-  it('never points at a log a check did not write: none when it printed nothing, the last attempt\'s after retries', () => {
+  it("never points at a log a check did not write: none when it printed nothing, the last attempt's after retries", () => {
     for (const status of ['failed', 'timed_out'] as const) {
       const silent = summarize([result('build', status, { printed: 0 })], false)
       expect(advice(silent), status).not.toContain('.log')
@@ -116,7 +120,12 @@ describe('summarize: issues and recommendations', () => {
 
   it('turns optional checks that did not pass into warnings, not issues', () => {
     const summary = summarize(
-      [result('build', 'passed'), result('lint', 'failed', { required: false }), result('docs', 'skipped', { required: false }), result('review', 'pending_manual', { required: false })],
+      [
+        result('build', 'passed'),
+        result('lint', 'failed', { required: false }),
+        result('docs', 'skipped', { required: false }),
+        result('review', 'pending_manual', { required: false }),
+      ],
       false,
     )
     expect(summary.verdict).toBe('approved')

@@ -32,7 +32,12 @@ async function workspaceDrift(rootDir: string, before: WorkspaceInfo, leaveOut: 
 
 function record(plan: RunPlan, interrupted: Signal | null, warnings: RunSummaryOptions['warnings']): Finalised {
   const { checklist } = plan
-  const judged = summarizeRun(checklist.results, checklist.protocol.strictMode, { interrupted: interrupted !== null, logDir: plan.shownLogDir, shard: plan.shard, warnings })
+  const judged = summarizeRun(checklist.results, checklist.protocol.strictMode, {
+    interrupted: interrupted !== null,
+    logDir: plan.shownLogDir,
+    shard: plan.shard,
+    warnings,
+  })
   const file = buildEvidenceFile(checklist, judged.summary, interrupted)
   if (judged.shard) file.shard = judged.shard
   return { record: file, summary: judged.summary, verdict: judged.verdict }
@@ -82,6 +87,7 @@ export function writeInterruptedEvidence(plan: RunPlan, interrupted: Signal, raw
   for (const result of checklist.results) counts.set(result.status, (counts.get(result.status) ?? 0) + 1)
   const tally = [...counts]
     .toSorted(([a], [b]) => Number(b === 'passed') - Number(a === 'passed'))
-    .map(([status, n]) => `${n} ${status.replaceAll('_', ' ')}`).join(', ')
+    .map(([status, n]) => `${n} ${status.replaceAll('_', ' ')}`)
+    .join(', ')
   rawIO.stderr(`verify: interrupted again (${interrupted}): stopped at once. ${tally} of ${checklist.results.length} checks; ${finalised.verdict}, ${where}.\n`)
 }

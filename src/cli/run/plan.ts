@@ -77,7 +77,11 @@ export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): 
   }
   const color = useColor(io, values.color)
   // How to run this protocol again, for reporters that suggest the next command.
-  const invocation = ['npx verify run', positionals[0], ...(['config', 'cwd', 'evidence'] as const).flatMap((flag) => (values[flag] ? [`--${flag}`, values[flag]] : []))]
+  const invocation = [
+    'npx verify run',
+    positionals[0],
+    ...(['config', 'cwd', 'evidence'] as const).flatMap((flag) => (values[flag] ? [`--${flag}`, values[flag]] : [])),
+  ]
     .filter(Boolean)
     .join(' ')
   const reporters = combineReporters(extras.reporters ?? (await createReporters(values.reporter, io, color, context.loaded, { invocation })))

@@ -85,7 +85,13 @@ function parseWith<T extends z.ZodType>(schema: T, input: unknown, agent: AgentN
 function stopHookEvent(agent: AgentName, defaultEvent: string): (input: unknown) => StopEvent {
   return (input) => {
     const data = parseWith(stopHookInput, input, agent)
-    return { cwd: data.cwd ?? null, session: data.session_id ?? 'unknown', event: data.hook_event_name ?? defaultEvent, continued: data.stop_hook_active === true, gate: true }
+    return {
+      cwd: data.cwd ?? null,
+      session: data.session_id ?? 'unknown',
+      event: data.hook_event_name ?? defaultEvent,
+      continued: data.stop_hook_active === true,
+      gate: true,
+    }
   }
 }
 

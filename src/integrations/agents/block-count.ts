@@ -44,7 +44,10 @@ async function withLock<T>(lockDir: string, work: () => Promise<T>): Promise<T> 
       break
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const age = await stat(lockDir).then((s) => Date.now() - s.mtimeMs, () => 0)
+      const age = await stat(lockDir).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      )
       if (age > STALE_LOCK_MS) await rm(lockDir, { recursive: true, force: true })
       else if (Date.now() > deadline) throw new Error(`the block counter ${lockDir} stayed locked for ${LOCK_WAIT_MS / 1000}s`, { cause: error })
       else await sleep(delay)

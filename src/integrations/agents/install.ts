@@ -51,7 +51,9 @@ function readSettings(file: string, shown: string): Json {
   try {
     data = JSON.parse(readFileSync(file, 'utf8'))
   } catch (error) {
-    throw new VerifyUsageError(`${shown} is not valid JSON (${(error as Error).message}); verify left it as it is. Fix or remove it, then run \`verify init --agent\` again.`)
+    throw new VerifyUsageError(
+      `${shown} is not valid JSON (${(error as Error).message}); verify left it as it is. Fix or remove it, then run \`verify init --agent\` again.`,
+    )
   }
   if (!isObject(data)) throw new VerifyUsageError(`${shown} does not hold a JSON object; verify left it as it is.`)
   return data

@@ -106,7 +106,8 @@ export async function runFacts(config: JestGlobalConfig, results: JestAggregated
     interrupted: false,
   }
   for (const file of results.testResults) {
-    if (file.testExecError) facts.errors.push(`${relative(rootDir, file.testFilePath)}: ${(file.testExecError.message ?? 'failed to run').replace(ANSI, '').split('\n')[0]}`)
+    if (file.testExecError)
+      facts.errors.push(`${relative(rootDir, file.testFilePath)}: ${(file.testExecError.message ?? 'failed to run').replace(ANSI, '').split('\n')[0]}`)
     for (const test of file.testResults) {
       if (test.status === 'failed' && facts.failures.length < MAX_FAILURES) facts.failures.push(failureOf(file, test, rootDir))
     }

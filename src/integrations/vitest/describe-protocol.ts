@@ -136,7 +136,14 @@ export function describeProtocol(protocolName?: string, options: DescribeProtoco
   const env = options.env ?? shellEnvironment()
   // Loaded while Vitest collects the tests: they are the protocol's checks.
   describe(`verify${protocolName ? ` ${protocolName}` : ''}`, async () => {
-    const session = await openEvidenceSession({ cwd: options.cwd ?? process.cwd(), env, configEnv: env, configFile: options.config, evidence: options.evidence, protocol: protocolName })
+    const session = await openEvidenceSession({
+      cwd: options.cwd ?? process.cwd(),
+      env,
+      configEnv: env,
+      configFile: options.config,
+      evidence: options.evidence,
+      protocol: protocolName,
+    })
     const { protocol } = session.loaded
     let current: ProtocolRun | null = null
     const run = () => (current ??= startRun(session, env))

@@ -28,7 +28,15 @@ function parseAnswer(stdout: string): Record<string, unknown> {
 
 /** A Claude Code style stop event for the project. */
 export function stopEvent(p: Project, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { session_id: 'session-1', transcript_path: '/tmp/none.jsonl', cwd: p.dir, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'Done.', ...extra }
+  return {
+    session_id: 'session-1',
+    transcript_path: '/tmp/none.jsonl',
+    cwd: p.dir,
+    hook_event_name: 'Stop',
+    stop_hook_active: false,
+    last_assistant_message: 'Done.',
+    ...extra,
+  }
 }
 
 /** Runs the hook in process with `input` on stdin (a string is sent as is). */
@@ -49,7 +57,13 @@ export async function hookInProcess(args: readonly string[], input: unknown, env
 }
 
 /** Spawns `node bin/verify.mjs hook …args` with `input` on stdin; killed at the deadline. */
-export function hookSpawned(args: readonly string[], input: unknown, env: Record<string, string> = {}, cwd = process.cwd(), timeoutMs = 20_000): Promise<HookResult> {
+export function hookSpawned(
+  args: readonly string[],
+  input: unknown,
+  env: Record<string, string> = {},
+  cwd = process.cwd(),
+  timeoutMs = 20_000,
+): Promise<HookResult> {
   const environment: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env }
   for (const name of [...INHERITED, 'CI']) if (!(name in env)) delete environment[name]
   const started = performance.now()

@@ -73,7 +73,21 @@ describe('verify hook claude-code', () => {
     const head = p.evidence().checks.find((c) => c.id === 'build')?.evidence
     p.write(
       '.verify/approvals.json',
-      JSON.stringify({ schemaVersion: 1, approvals: { review: { checkId: 'review', by: 'agent', note: null, timestamp: new Date().toISOString(), fingerprint: head?.fingerprint, checkDigest: 'sha256:' + '0'.repeat(64), evidenceType: 'architect_approval', tty: false } } }),
+      JSON.stringify({
+        schemaVersion: 1,
+        approvals: {
+          review: {
+            checkId: 'review',
+            by: 'agent',
+            note: null,
+            timestamp: new Date().toISOString(),
+            fingerprint: head?.fingerprint,
+            checkDigest: 'sha256:' + '0'.repeat(64),
+            evidenceType: 'architect_approval',
+            tty: false,
+          },
+        },
+      }),
     )
     const still = await hookInProcess(['claude-code'], stopEvent(p, { stop_hook_active: true }), env(p))
     expect(still.answer.decision).toBe('block')
@@ -107,7 +121,12 @@ describe('verify hook claude-code', () => {
   it('answers within its time budget: unfinished checks are stopped, recorded incomplete, and the stop blocked', async () => {
     const p = gate()
     const pids = join(p.outside, 'pids')
-    const { answer, durationMs } = await hookSpawned(['claude-code', '--timeout', '10s'], stopEvent(p), env(p, { HOOK_TEST_SLEEP_MS: '60000', HOOK_PID_FILE: pids }), p.dir)
+    const { answer, durationMs } = await hookSpawned(
+      ['claude-code', '--timeout', '10s'],
+      stopEvent(p),
+      env(p, { HOOK_TEST_SLEEP_MS: '60000', HOOK_PID_FILE: pids }),
+      p.dir,
+    )
     expect(answer.decision).toBe('block')
     expect(answer.reason).toContain('verification did not finish in time')
     expect(durationMs).toBeLessThan(20_000)
@@ -137,15 +156,24 @@ describe('verify hook claude-code', () => {
     expect(blockCounts(p)).toEqual([1])
   })
 
-  it('a wrong hook line or an unwritable .verify still blocks in the agent\'s form, and the loop stays bounded', async () => {
+  it("a wrong hook line or an unwritable .verify still blocks in the agent's form, and the loop stays bounded", async () => {
     const p = gate()
-    for (const args of [['--max-blocks', '0'], ['--max-blocks', 'abc'], ['--timeout', '0'], ['--maxblocks', '2'], ['--max-blocks', '-1']]) {
+    for (const args of [
+      ['--max-blocks', '0'],
+      ['--max-blocks', 'abc'],
+      ['--timeout', '0'],
+      ['--maxblocks', '2'],
+      ['--max-blocks', '-1'],
+    ]) {
       const stops = []
       for (let i = 0; i < 10; i++) stops.push(await hookInProcess(['codex', ...args], stopEvent(p, { stop_hook_active: i > 0 }), env(p)))
       expect(stops[0]?.answer.decision, args.join(' ')).toBe('block')
       expect(stops[0]?.answer.reason, args.join(' ')).toMatch(/hook line is wrong/)
       // The default bound (8) holds: the ninth stop in a row goes through, saying the work is not verified.
-      expect(stops.findIndex((s) => s.answer.decision === undefined), args.join(' ')).toBe(8)
+      expect(
+        stops.findIndex((s) => s.answer.decision === undefined),
+        args.join(' '),
+      ).toBe(8)
       expect(stops[8]?.answer.systemMessage).toMatch(/NOT verified/)
     }
     expect(p.executions()).toEqual([])
@@ -155,7 +183,8 @@ describe('verify hook claude-code', () => {
     const answers = []
     // A session of its own: the fallback counter lives outside the project, in the temp dir.
     const session = `unwritable-${process.pid}-${Date.now()}`
-    for (let i = 0; i < 4; i++) answers.push((await hookInProcess(['claude-code', '--max-blocks', '2'], stopEvent(q, { stop_hook_active: i > 0, session_id: session }), env(q))).answer)
+    for (let i = 0; i < 4; i++)
+      answers.push((await hookInProcess(['claude-code', '--max-blocks', '2'], stopEvent(q, { stop_hook_active: i > 0, session_id: session }), env(q))).answer)
     expect(answers.map((a) => a.decision)).toEqual(['block', 'block', undefined, 'block'])
   })
 
@@ -199,7 +228,12 @@ describe('the other agents', () => {
   it('cursor: a completed stop gets a followup_message; an aborted one is not gated', async () => {
     const p = gate()
     introduceBug(p)
-    const cursor = (status: string) => hookInProcess(['cursor'], { conversation_id: 'c1', generation_id: 'g1', status, loop_count: 0, workspace_roots: [p.dir], hook_event_name: 'stop' }, env(p))
+    const cursor = (status: string) =>
+      hookInProcess(
+        ['cursor'],
+        { conversation_id: 'c1', generation_id: 'g1', status, loop_count: 0, workspace_roots: [p.dir], hook_event_name: 'stop' },
+        env(p),
+      )
     const completed = await cursor('completed')
     expect(Object.keys(completed.answer)).toEqual(['followup_message'])
     expect(completed.answer.followup_message).toContain('test (Unit tests) — failed')
@@ -209,7 +243,11 @@ describe('the other agents', () => {
   it('gemini: AfterAgent with {"decision":"deny"}', async () => {
     const p = gate()
     introduceBug(p)
-    const { answer } = await hookInProcess(['gemini'], { session_id: 'g', cwd: p.dir, hook_event_name: 'AfterAgent', prompt: 'fix it', prompt_response: 'done', stop_hook_active: false }, env(p))
+    const { answer } = await hookInProcess(
+      ['gemini'],
+      { session_id: 'g', cwd: p.dir, hook_event_name: 'AfterAgent', prompt: 'fix it', prompt_response: 'done', stop_hook_active: false },
+      env(p),
+    )
     expect(answer.decision).toBe('deny')
     expect(answer.reason).toContain('AssertionError')
   })

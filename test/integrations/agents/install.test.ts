@@ -40,7 +40,13 @@ const CASES = [
   {
     agent: 'claude-code',
     file: '.claude/settings.json',
-    before: { permissions: { allow: ['Bash(npm test)'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }], PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard' }] }] } },
+    before: {
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: {
+        Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }],
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard' }] }],
+      },
+    },
     ours: (s: any) => [...s.hooks.Stop, ...s.hooks.SubagentStop].filter((g: any) => g.hooks?.[0]?.command === 'npx verify hook claude-code'),
     kept: (s: any) => s.hooks.Stop[0].hooks[0].command === 'notify-send done' && s.hooks.PreToolUse.length === 1 && s.permissions.allow[0] === 'Bash(npm test)',
     expected: 2,

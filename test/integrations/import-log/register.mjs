@@ -5,4 +5,11 @@ import { createRequire, register } from 'node:module'
 
 register('./hooks.mjs', import.meta.url)
 const { cache } = createRequire(import.meta.url)
-process.on('exit', () => appendFileSync(process.env.IMPORT_LOG, Object.keys(cache).map((file) => `${file}\n`).join('')))
+process.on('exit', () =>
+  appendFileSync(
+    process.env.IMPORT_LOG,
+    Object.keys(cache)
+      .map((file) => `${file}\n`)
+      .join(''),
+  ),
+)
