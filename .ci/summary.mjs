@@ -1,6 +1,6 @@
 // Prints the plain closing line 'Tests: N passed, N failed, N skipped' from the JUnit report of the test run.
 import { readFileSync } from 'node:fs'
-import { countJUnit } from '../dist/runner/test-report.js'
+import { countJUnit } from '../dist/test-reports/junit.js'
 
 const file = process.argv[2] ?? '.verify/reports/ci-junit.xml'
 try {
