@@ -23,12 +23,14 @@ test('the docs name every built-in reporter', () => {
   }
 })
 
+/** A JUnit report of three tests: one passing, one with `failures` inside, one skipped. */
+const report = (failures: string) =>
+  `<?xml version="1.0"?><testsuites><testsuite name="s" tests="3"><testcase name="a"/><testcase name="b">${failures}</testcase><testcase name="c"><skipped/></testcase></testsuite></testsuites>`
+
 // .ci/run ends with .ci/summary.mjs, which reads the built dist/: a module moved in src/ must not break the CI gate.
 test('the CI summary line reads a JUnit report with the built parser: counts, and exit 1 on a failure', () => {
   const dir = mkdtempSync(join(tmpdir(), 'verify-ci-summary-'))
   try {
-    const report = (failures: string) =>
-      `<?xml version="1.0"?><testsuites><testsuite name="s" tests="3"><testcase name="a"/><testcase name="b">${failures}</testcase><testcase name="c"><skipped/></testcase></testsuite></testsuites>`
     writeFileSync(join(dir, 'ok.xml'), report(''))
     writeFileSync(join(dir, 'failed.xml'), report('<failure message="no"/>'))
     const summary = (file: string) => spawnSync(process.execPath, [join(ROOT, '.ci', 'summary.mjs'), join(dir, file)], { encoding: 'utf8', timeout: 20_000 })
