@@ -10,14 +10,15 @@
 // wrapper below passes in: this ES module's own import(), given absolute URLs only. jiti, whose import() loads the
 // config, is compiled by Node as usual.
 //
-// Compiled code is code: the cache lives in a folder of this user's own (created 0700, refused when it is a symlink,
-// owned by another user, or writable by others), never in the shared temp dir itself. VERIFY_CODE_CACHE=0 turns it
-// off; deleting the folder is always safe.
+// Compiled code is code: the cache lives beside verify's own install (the `node_modules/.cache` that `npm ci` wipes),
+// never in the temp dir, where a check of one job could leave code for every later job; its folders are made 0700 and
+// refused when a symlink, owned by another user or writable by others. Each file carries the SHA-256 of its data, so a
+// damaged one is compiled again rather than crashing V8. VERIFY_CODE_CACHE=0 turns it off; deleting the folder is
+// always safe.
 import { createHash } from 'node:crypto'
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire, Module } from 'node:module'
-import { tmpdir } from 'node:os'
-import { dirname, join, sep } from 'node:path'
+import { basename, dirname, join, sep } from 'node:path'
 import * as vm from 'node:vm'
 
 /** More files than a few builds leave: the folder is emptied before it grows without bound. */
@@ -38,7 +39,7 @@ const importModule = (url: string): Promise<unknown> => import(url)
  * code cache when a safe cache folder exists or can be made. Returns the entry's exports.
  */
 export function requireBundle(file: string): unknown {
-  installCompiler(dirname(file) + sep, cacheFolder(process.env))
+  installCompiler(dirname(file) + sep, cacheFolder(process.env, dirname(dirname(file))))
   return createRequire(file)(file)
 }
 
@@ -52,7 +53,7 @@ function installCompiler(root: string, folder: string | null): void {
     const file = folder ? join(folder, `${createHash('sha256').update(content).digest('hex').slice(0, 40)}.bin`) : null
     let cachedData: Buffer | undefined
     try {
-      if (file) cachedData = readFileSync(file)
+      if (file) cachedData = verified(readFileSync(file))
     } catch {
       // Not cached yet: compiled from the source, cached at exit.
     }
@@ -79,25 +80,49 @@ function writeCache(folder: string, pending: readonly Pending[]): void {
     for (const { script, file } of pending) {
       // Written aside and renamed: a verify starting meanwhile reads the old data or the new, never half of it.
       const temporary = `${file}.${process.pid}.tmp`
-      writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })
-      renameSync(temporary, file)
+      try {
+        const data = script.createCachedData()
+        writeFileSync(temporary, Buffer.concat([digest(data), data]), { mode: 0o600 })
+        renameSync(temporary, file)
+      } finally {
+        rmSync(temporary, { force: true })
+      }
     }
   } catch {
     // A full disk or a folder removed meanwhile: the next start compiles again.
   }
 }
 
-/** The folder for this Node and this user, made if missing; null when it is off or not safe to use. */
-export function cacheFolder(env: Readonly<Record<string, string | undefined>>): string | null {
+const digest = (data: Buffer): Buffer => createHash('sha256').update(data).digest()
+
+/**
+ * The V8 data of a cache file, or undefined when its SHA-256 header does not match: V8 checks its data's version and
+ * flags and the source's length, not the bytes, and a flipped bit would crash verify (a native abort) on every start.
+ */
+function verified(file: Buffer): Buffer | undefined {
+  const data = file.subarray(32)
+  return file.length > 32 && digest(data).equals(file.subarray(0, 32)) ? data : undefined
+}
+
+/**
+ * The folder for this Node, made if missing; null when it is off or not safe to use. It sits in the `node_modules`
+ * that holds verify (`<that node_modules>/.cache/verify-protocol/v8/`), or in verify's own `node_modules` when it is
+ * not installed as a package: no easier to write than verify's own files, and gone with them on `npm ci` or a
+ * reinstall. Never in the temp dir, where anything a job ran could leave compiled code for every later job.
+ */
+export function cacheFolder(env: Readonly<Record<string, string | undefined>>, packageRoot: string): string | null {
   const setting = env.VERIFY_CODE_CACHE?.toLowerCase()
   if (setting === '0' || setting === 'false') return null
   const uid = process.getuid?.()
   if (uid === undefined) return null
-  const own = join(tmpdir(), `verify-protocol-${uid}`)
-  const folder = join(own, 'v8', `${process.version}-${process.arch}`)
+  const parent = dirname(packageRoot)
+  const modules = basename(parent) === 'node_modules' ? parent : join(packageRoot, 'node_modules')
+  const cache = join(modules, '.cache')
+  const folder = join(cache, 'verify-protocol', 'v8', `${process.version}-${process.arch}`)
   try {
+    if (!lstatSync(modules).isDirectory()) return null
     mkdirSync(folder, { recursive: true, mode: 0o700 })
-    for (const dir of [own, join(own, 'v8'), folder]) {
+    for (const dir of [cache, join(cache, 'verify-protocol'), join(cache, 'verify-protocol', 'v8'), folder]) {
       const info = lstatSync(dir)
       if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o022) !== 0) return null
     }

@@ -5,7 +5,6 @@
 // config gets the bundle's copy of the public API (dist/cli-api.js, whose modules the CLI already holds) instead of
 // loading the library's ~100 modules a second time. Same package, same version, same code: only loading is saved.
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TOOL } from '../version.js'
@@ -37,14 +36,13 @@ export function selfAlias(rootDir: string): Record<string, string> {
 /**
  * Where jiti keeps the TypeScript transform of each config file and preset: a pure function of the file's content (jiti
  * stores the source's hash with it and transforms again when it differs). Under the project's node_modules/.cache (never
- * in the workspace's fingerprinted files), else in a folder of this user's own in the temp dir, not the shared
- * `/tmp/jiti` another user could write transforms into. `false` (no cache) when JITI_FS_CACHE or JITI_CACHE says so,
- * as jiti would on its own.
+ * in the workspace's fingerprinted files, wiped by `npm ci`); without a node_modules, none: a transform left in the temp
+ * dir by one job would be run as the config of every later job with the same source. `false` (no cache) too when
+ * JITI_FS_CACHE or JITI_CACHE says so, as jiti would on its own.
  */
 export function transformCacheDir(rootDir: string, env: Readonly<Record<string, string | undefined>>): string | false {
   const setting = env.JITI_FS_CACHE ?? env.JITI_CACHE
   if (setting !== undefined && ['0', 'false'].includes(setting.toLowerCase())) return false
   const modules = join(rootDir, 'node_modules')
-  if (existsSync(modules)) return join(modules, '.cache', 'verify-protocol', 'jiti')
-  return join(tmpdir(), `verify-protocol-${process.getuid?.() ?? 'user'}`, 'jiti')
+  return existsSync(modules) ? join(modules, '.cache', 'verify-protocol', 'jiti') : false
 }
