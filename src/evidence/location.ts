@@ -113,12 +113,22 @@ export function reportLocationProblem(file: string, source: string): string | nu
   try {
     const target = statOrNull(file)
     if (target?.isDirectory()) return `Cannot write the ${source} report at ${file}: it is not a file but a folder. Name a file. Nothing was run.`
-    // A device (/dev/stdout, /dev/null) or a FIFO is written as it is: a file the user chose on purpose.
+    // A device (/dev/stdout, /dev/null) or a FIFO is written as it is: a file the user chose on purpose. An existing
+    // file is opened for writing without changing it: one it cannot replace would leave an old report for CI to read.
     if (!target) proveFolder(path.dirname(file))
+    else if (target.isFile()) closeSync(openOrExplain(file))
     return null
   } catch (error) {
     if (!(error instanceof FolderError)) throw error
     return `Cannot write the ${source} report at ${file}: ${error.message}; ${adviceFor(error)}, or name another file. Nothing was run.`
+  }
+}
+
+function openOrExplain(file: string): number {
+  try {
+    return openSync(file, 'r+')
+  } catch (error) {
+    throw new FolderError(`cannot write ${file} (${codeOf(error) ?? (error as Error).message})`, file, codeOf(error))
   }
 }
 

@@ -4,11 +4,11 @@
 // the evidence is written (the log marked truncated, a warning) and the exit code is the verdict's; when even the
 // evidence cannot be written, the results are printed, then the error, exit 2. Never a stack trace, never a hang.
 import { execFileSync, spawn } from 'node:child_process'
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { cleanup, diagnose, runCli, STACK_LINE, type CliResult } from '../helpers/cli.js'
+import { cleanup, diagnose, ROOT, runCli, STACK_LINE, type CliResult } from '../helpers/cli.js'
 import { MIB, PROJECT } from '../helpers/scenario.js'
 
 const work = mkdtempSync(join(tmpdir(), 'verify-location-'))
@@ -96,6 +96,40 @@ describe('a report file that cannot be written is refused before anything runs',
     })
     expectRefusedBeforeRunning(result, report, advice)
     expect(result.stderr).toMatch(/junit/)
+  })
+})
+
+// An existing report file verify may not write (root's, verify run as another user): without the check the run went
+// through, the reporter failed at its end with a warning, exit 0, and the old report stayed for CI to read.
+describe.skipIf(process.getuid?.() !== 0)('an existing report file that cannot be written', { timeout: 30_000 }, () => {
+  it('is refused before anything runs (exit 2), naming the file', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'verify-report-owner-'))
+    chmodSync(shared, 0o777)
+    try {
+      const report = join(shared, 'junit.xml')
+      writeFileSync(report, '<testsuites/>\n', { mode: 0o644 })
+      const child = spawn(
+        process.execPath,
+        [join(ROOT, 'bin', 'verify.mjs'), 'marker', '--evidence', join(shared, 'evidence.json'), '--no-color', '--reporter', `junit=${report}`],
+        {
+          cwd: PROJECT,
+          env: { ...process.env, E2E_TMP: shared, VERIFY_CODE_CACHE: '0' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          uid: 65534,
+          gid: 65534,
+        },
+      )
+      let stderr = ''
+      child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+      expect(code, stderr).toBe(2)
+      expect(stderr).toContain(report)
+      expect(stderr).toMatch(/Nothing was run/)
+      expect(existsSync(join(shared, 'marker.ran'))).toBe(false)
+      expect(readFileSync(report, 'utf8')).toBe('<testsuites/>\n')
+    } finally {
+      rmSync(shared, { recursive: true, force: true })
+    }
   })
 })
 

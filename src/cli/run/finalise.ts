@@ -73,10 +73,13 @@ export function writeInterruptedEvidence(plan: RunPlan, interrupted: Signal, raw
   for (const result of checklist.results) {
     if (result.status === 'running' || result.status === 'pending') Object.assign(result, { status: 'cancelled', reason: `interrupted by ${interrupted}` })
   }
-  const finalised = record(plan, interrupted, {})
   const shown = relative(rawIO.cwd, context.evidencePath) || context.evidencePath
   let where = `evidence in ${shown}`
+  // In a signal handler, just before exiting: whatever fails here is said, never thrown.
+  let verdict = 'incomplete'
   try {
+    const finalised = record(plan, interrupted, {})
+    verdict = finalised.verdict
     writeEvidenceFileSync(context.evidencePath, sealEvidence(finalised.record, context.redact, context.signingKey))
   } catch (error) {
     rawIO.stderr(`verify: cannot write the evidence at ${context.evidencePath} (${(error as Error).message})\n`)
@@ -89,5 +92,5 @@ export function writeInterruptedEvidence(plan: RunPlan, interrupted: Signal, raw
     .toSorted(([a], [b]) => Number(b === 'passed') - Number(a === 'passed'))
     .map(([status, n]) => `${n} ${status.replaceAll('_', ' ')}`)
     .join(', ')
-  rawIO.stderr(`verify: interrupted again (${interrupted}): stopped at once. ${tally} of ${checklist.results.length} checks; ${finalised.verdict}, ${where}.\n`)
+  rawIO.stderr(`verify: interrupted again (${interrupted}): stopped at once. ${tally} of ${checklist.results.length} checks; ${verdict}, ${where}.\n`)
 }
