@@ -18,7 +18,8 @@
 import { createHash } from 'node:crypto'
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire, Module } from 'node:module'
-import { basename, dirname, join, sep } from 'node:path'
+import { dirname, join, sep } from 'node:path'
+import { installCacheDir } from '../version.js'
 import * as vm from 'node:vm'
 
 /** More files than a few builds leave: the folder is emptied before it grows without bound. */
@@ -115,12 +116,11 @@ export function cacheFolder(env: Readonly<Record<string, string | undefined>>, p
   if (setting === '0' || setting === 'false') return null
   const uid = process.getuid?.()
   if (uid === undefined) return null
-  const parent = dirname(packageRoot)
-  const modules = basename(parent) === 'node_modules' ? parent : join(packageRoot, 'node_modules')
-  const cache = join(modules, '.cache')
-  const folder = join(cache, 'verify-protocol', 'v8', `${process.version}-${process.arch}`)
+  const v8 = installCacheDir('v8', packageRoot)
+  const cache = dirname(dirname(v8))
+  const folder = join(v8, `${process.version}-${process.arch}`)
   try {
-    if (!lstatSync(modules).isDirectory()) return null
+    if (!lstatSync(dirname(cache)).isDirectory()) return null
     mkdirSync(folder, { recursive: true, mode: 0o700 })
     for (const dir of [cache, join(cache, 'verify-protocol'), join(cache, 'verify-protocol', 'v8'), folder]) {
       const info = lstatSync(dir)

@@ -5,9 +5,9 @@
 // config gets the bundle's copy of the public API (dist/cli-api.js, whose modules the CLI already holds) instead of
 // loading the library's ~100 modules a second time. Same package, same version, same code: only loading is saved.
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { TOOL } from '../version.js'
+import { installCacheDir, TOOL } from '../version.js'
 import { resolvePackage } from './locate.js'
 
 /** jiti aliases (specifier → file) for a config in `rootDir`; none when not bundled or the import reaches another copy. */
@@ -36,13 +36,16 @@ export function selfAlias(rootDir: string): Record<string, string> {
 /**
  * Where jiti keeps the TypeScript transform of each config file and preset: a pure function of the file's content (jiti
  * stores the source's hash with it and transforms again when it differs). Under the project's node_modules/.cache (never
- * in the workspace's fingerprinted files, wiped by `npm ci`); without a node_modules, none: a transform left in the temp
- * dir by one job would be run as the config of every later job with the same source. `false` (no cache) too when
- * JITI_FS_CACHE or JITI_CACHE says so, as jiti would on its own.
+ * in the workspace's fingerprinted files, wiped by `npm ci`); without one, beside verify's own install
+ * (installCacheDir); never in the temp dir, where a transform left by one job would be run as the config of every
+ * later job with the same source. `false` (no cache) when JITI_FS_CACHE or JITI_CACHE says so, as jiti would on its own.
  */
 export function transformCacheDir(rootDir: string, env: Readonly<Record<string, string | undefined>>): string | false {
   const setting = env.JITI_FS_CACHE ?? env.JITI_CACHE
   if (setting !== undefined && ['0', 'false'].includes(setting.toLowerCase())) return false
   const modules = join(rootDir, 'node_modules')
-  return existsSync(modules) ? join(modules, '.cache', 'verify-protocol', 'jiti') : false
+  if (existsSync(modules)) return join(modules, '.cache', 'verify-protocol', 'jiti')
+  // A project without node_modules (verify run by npx, or installed globally): beside verify's own install, if any.
+  const beside = installCacheDir('jiti')
+  return existsSync(dirname(dirname(dirname(beside)))) ? beside : false
 }
