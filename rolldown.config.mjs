@@ -2,14 +2,27 @@
 // more than running the command. The library (exports of package.json) stays tsc's output in dist/; these files sit
 // beside it in dist/ so that `../package.json` and `./function-child.js` resolve as they do from the sources.
 // CommonJS, so that each file compiles with V8's code cache (src/cli/code-cache.ts); the two files other code reaches
-// by path stay ES modules of the same names: dist/cli-api.js re-exports the bundle's public API (a config's import of
-// verify-protocol, src/config/jiti-options.ts) and dist/function-child.js starts the function-check process.
-import { readdirSync, rmSync } from 'node:fs'
+// by path are ES modules written beside them: dist/cli-api.js, the bundle's public API as a config's import of
+// verify-protocol gets it (src/config/jiti-options.ts), and dist/function-child.js, which starts a function check.
+import { existsSync, readdirSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'rolldown'
 
-// Chunks are named by content hash: the previous build's would pile up.
-for (const name of readdirSync('dist', { withFileTypes: true })) {
-  if (name.isFile() && /^(cli-chunk-|cli\.(c?js|cjs\.map|js\.map)$)/.test(name.name)) rmSync(`dist/${name.name}`)
+const BUNDLE = /^(cli-chunk-|cli\.(c?js|cjs\.map|js\.map)$)/
+const OWN = /^(cli|cli-api|cli-light|function-child)\.(c?js|d\.ts)(\.map)?$/
+// Chunks are named by content hash: the previous build's would pile up. tsc's output of a source that is gone would
+// stay too, be published, and keep dist/ older than the sources (test/setup/build.ts would rebuild on every run).
+for (const entry of readdirSync('dist', { withFileTypes: true, recursive: true })) {
+  if (!entry.isFile()) continue
+  const file = join(entry.parentPath, entry.name)
+  const top = entry.parentPath === 'dist'
+  if (top && BUNDLE.test(entry.name)) rmSync(file)
+  else if (!(top && OWN.test(entry.name))) {
+    const source = join('src', file.slice('dist/'.length)).replace(/\.(js|d\.ts)(\.map)?$/, '.ts')
+    if (!existsSync(source)) rmSync(file)
+  }
 }
 
 // jiti is CommonJS that loads its TypeScript transform lazily, by path: it stays a package, and is required rather than
@@ -32,19 +45,55 @@ const importThroughLoader = {
   },
 }
 
-// The ES module faces of two CommonJS entries, written beside them.
-const moduleFaces = {
-  name: 'module-faces',
+// What a config reads as it loads: the DSL (define.ts), the errors it may throw and the schemas (values, not
+// functions). The rest of the public API is functions, which the config's copy loads on their first call.
+const LIGHT = '\0cli-light'
+const source = (file) => JSON.stringify(fileURLToPath(new URL(`./src/${file}`, import.meta.url)))
+const lightEntry = {
+  name: 'light-entry',
+  resolveId: (id) => (id === LIGHT ? LIGHT : null),
+  load: (id) =>
+    id === LIGHT
+      ? [
+          `export * from ${source('config/define.ts')}`,
+          `export * from ${source('errors.ts')}`,
+          `export { configFileSchema } from ${source('config/json-schema.ts')}`,
+          `export { evidenceFileSchema } from ${source('evidence/schema.ts')}`,
+          `export { approvalsFileSchema } from ${source('evidence/approvals.ts')}`,
+        ].join('\n')
+      : null,
+}
+
+// The faces of the CommonJS entries that other code reaches by path, written beside them.
+let later = []
+const faces = {
+  name: 'faces',
+  // A name the face calls on first use must be a plain function (a class or a value belongs in the light entry).
+  writeBundle(options) {
+    const api = createRequire(import.meta.url)(join(process.cwd(), options.dir, 'cli-api.cjs'))
+    const wrong = later.filter((name) => typeof api[name] !== 'function' || /^class\b/.test(Function.prototype.toString.call(api[name])))
+    if (wrong.length > 0) throw new Error(`not plain functions, add them to the light entry: ${wrong.join(', ')}`)
+  },
   generateBundle(_options, bundle) {
-    const api = Object.values(bundle).find((file) => file.type === 'chunk' && file.isEntry && file.name === 'cli-api')
-    if (!api || api.exports.length === 0) throw new Error('the cli-api entry exports nothing')
+    const entry = (name) => Object.values(bundle).find((file) => file.type === 'chunk' && file.isEntry && file.name === name)
+    const api = entry('cli-api')?.exports.toSorted() ?? []
+    const light = entry('cli-light')?.exports ?? []
+    if (!api.includes('defineProtocol') || !light.includes('defineProtocol')) throw new Error('the cli-api and cli-light entries must export the DSL')
+    // An ES module, as jiti gives a config every name of it; Node's require, so that the config shares the modules
+    // the CLI holds. The functions beyond the light entry (the runner, the fingerprint, loading) load on first call.
+    const eager = api.filter((name) => light.includes(name))
+    later = api.filter((name) => !light.includes(name))
     this.emitFile({
       type: 'asset',
       fileName: 'cli-api.js',
       source:
         "// The bundle's copy of the public API, for a config this CLI loads (rolldown.config.mjs).\n" +
         "import { createRequire } from 'node:module'\n\n" +
-        `export const { ${api.exports.toSorted().join(', ')} } = createRequire(import.meta.url)('./cli-api.cjs')\n`,
+        'const load = createRequire(import.meta.url)\n' +
+        'let api\n' +
+        "const full = () => (api ??= load('./cli-api.cjs'))\n\n" +
+        `export const { ${eager.join(', ')} } = load('./cli-light.cjs')\n` +
+        later.map((name) => `export function ${name}(...args) {\n  return full().${name}(...args)\n}\n`).join(''),
     })
     this.emitFile({
       type: 'asset',
@@ -63,13 +112,14 @@ export default defineConfig({
     cli: 'src/cli/main.ts',
     // Spawned by path (runner/function-process.ts) for each function check.
     'function-child': 'src/runner/function-child.ts',
-    // The public API as a config loaded by this CLI imports it: the modules the CLI already holds.
+    // The public API as a config loaded by this CLI imports it (config-api.cjs): the modules the CLI already holds.
     'cli-api': 'src/index.ts',
+    'cli-light': LIGHT,
   },
   platform: 'node',
   // jsonc-parser's main file is a UMD module whose require('./impl/…') calls a bundler cannot follow: it stays a package.
   external: [/^node:/, 'jsonc-parser'],
-  plugins: [jitiByRequire, importThroughLoader, moduleFaces],
+  plugins: [lightEntry, jitiByRequire, importThroughLoader, faces],
   // The rewrite keeps every line where it was (a call on the same line): the source maps stay right to the line.
   onLog(level, log, handler) {
     if (log.code === 'SOURCEMAP_BROKEN' && log.plugin === 'import-through-loader') return

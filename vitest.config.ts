@@ -3,12 +3,14 @@ import { defineConfig } from 'vitest/config'
 // From the sources, not the package's dist/: the config loads before the global setup builds dist/.
 import { verifyPlugin } from './src/integrations/vitest/index.js'
 
+// Files that replace a module with vi.mock need a module registry of their own; every other file shares its worker's.
+const ISOLATED = ['test/evidence/full-disk.test.ts']
+
 export default defineConfig({
   // Every run records the `test` check's evidence (.verify/evidence.json), so `npx verify --reuse` after `npm test`
   // does not run the suite again; a filtered run is recorded as not counting.
   plugins: [verifyPlugin()],
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/setup/build.ts'],
     setupFiles: ['test/setup/env.ts'],
     // Most files wait on the processes they start (the CLI, checks, git): one worker per core leaves the cores idle
@@ -16,6 +18,20 @@ export default defineConfig({
     maxWorkers: Math.max(3, availableParallelism() + 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    unstubEnvs: true,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: ISOLATED,
+          // A fresh worker per file costs about 0.3 s of CPU; the tests leave no state behind them.
+          isolate: false,
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+        },
+      },
+      { extends: true, test: { name: 'isolated', include: ISOLATED } },
+    ],
   },
 })

@@ -7,8 +7,8 @@
 //
 // Node 20 loses the dynamic import() callback of a function V8 took from a code cache, so the bundle's import() calls
 // (a custom reporter's module) are rewritten at build time (rolldown.config.mjs) to call `__verifyImport`, which the
-// wrapper below passes in: this ES module's own import(), given absolute URLs only. jiti, whose import() loads the
-// config, is compiled by Node as usual.
+// wrapper below passes in: this ES module's own import(), given absolute URLs only. jiti's entry (lib/jiti.cjs), whose
+// import() loads an ES module config, is compiled by Node as usual; its runtime (dist/jiti.cjs) takes the cache.
 //
 // Compiled code is code: the cache lives beside verify's own install (the `node_modules/.cache` that `npm ci` wipes),
 // never in the temp dir, where a check of one job could leave code for every later job; its folders are made 0700 and
@@ -25,6 +25,8 @@ import * as vm from 'node:vm'
 /** More files than a few builds leave: the folder is emptied before it grows without bound. */
 const MAX_FILES = 400
 const COMPILE = '_compile'
+/** jiti's runtime (190 kB), which every config load requires; it makes no import() of its own (its entry hands it one). */
+const JITI_RUNTIME = `${sep}node_modules${sep}jiti${sep}dist${sep}jiti.cjs`
 
 interface Pending {
   script: vm.Script
@@ -50,7 +52,7 @@ function installCompiler(root: string, folder: string | null): void {
   const proto = Module.prototype as unknown as Record<typeof COMPILE, Compile>
   const compile = proto[COMPILE]
   proto[COMPILE] = function (content, filename) {
-    if (!filename.endsWith('.cjs') || !filename.startsWith(root)) return compile.call(this, content, filename)
+    if (!filename.endsWith('.cjs') || !(filename.startsWith(root) || filename.endsWith(JITI_RUNTIME))) return compile.call(this, content, filename)
     const file = folder ? join(folder, `${createHash('sha256').update(content).digest('hex').slice(0, 40)}.bin`) : null
     let cachedData: Buffer | undefined
     try {

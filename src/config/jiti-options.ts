@@ -3,7 +3,8 @@
 //
 // When the bundled CLI loads a config that imports `verify-protocol`, and that import reaches this very package, the
 // config gets the bundle's copy of the public API (dist/cli-api.js, whose modules the CLI already holds) instead of
-// loading the library's ~100 modules a second time. Same package, same version, same code: only loading is saved.
+// loading the library's ~100 modules a second time. Same package, same version, same code: only loading is saved; and
+// the functions beyond the DSL and the schemas (the runner, the fingerprint, loading) load on their first call.
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -2,12 +2,14 @@
 // gives one verdict and refuses evidence of another protocol or other code.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { resolveProtocol } from '../../src/config/resolve.js'
 import { partitionShards, parseShard } from '../../src/runner/shard.js'
 import type { EvidenceFile } from '../../src/types.js'
-import { runCli, sandbox } from '../helpers/cli.js'
+import { cleanup, runCli, sandbox } from '../helpers/cli.js'
 import { runCliInProcess } from '../helpers/in-process.js'
+
+afterAll(cleanup)
 
 function protocolOf(checks: Record<string, unknown>) {
   return resolveProtocol({ checks }, { rootDir: '/project' })

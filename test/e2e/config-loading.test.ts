@@ -1,9 +1,10 @@
 // Loading a config can neither end verify nor hang it (SPEC §3.1, §6.2): process.exit in a config or a preset, a
 // top-level await that never settles, a throw from a timer — each is a config error, exit 2, naming the file, within a
 // time limit (VERIFY_CONFIG_TIMEOUT). Spawns the built CLI on fixtures/config-loading.
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, sandbox, STACK_LINE, survivors } from '../helpers/cli.js'
+import { cleanup, diagnose, fixture, ROOT, runCli, sandbox, STACK_LINE, survivors } from '../helpers/cli.js'
 import { processesWithEnv } from '../helpers/scenario.js'
 
 afterAll(cleanup)
@@ -74,5 +75,32 @@ describe('a config cannot hang verify', () => {
     expect(result.killedByTest).toBe(false)
     expect(result.code, diagnose(result)).toBe(0)
     expect(box.check('ok').status).toBe('passed')
+  })
+})
+
+describe('a config importing verify-protocol, installed as a package', () => {
+  // The bundled CLI hands such a config its own copy of the public API (src/config/jiti-options.ts): the DSL and the
+  // schemas at once, the other functions loaded on their first call.
+  const source = `import * as api from 'verify-protocol'
+import { createProtocol, defineProtocol, evidenceFileSchema } from 'verify-protocol'
+
+const names = Object.keys(api).filter((name) => api[name] !== undefined).length
+const seed = createProtocol('seed', 'the seed form', [{ id: 'one', name: 'One', command: 'true' }])
+export default defineProtocol({
+  description: \`names \${names}, an empty object is evidence: \${evidenceFileSchema.safeParse({}).success}, seed checks \${seed.checks.length}\`,
+  checks: { a: 'true' },
+})
+`
+
+  test('gets every name of the API, and its functions work', async () => {
+    const box = sandbox()
+    mkdirSync(join(box.dir, 'node_modules'))
+    symlinkSync(ROOT, join(box.dir, 'node_modules', 'verify-protocol'))
+    writeFileSync(join(box.dir, 'package.json'), '{ "name": "installed", "type": "module" }\n')
+    writeFileSync(join(box.dir, 'verify.config.ts'), source)
+    const result = await runCli(['list', '--cwd', box.dir])
+    expect(result.code, diagnose(result)).toBe(0)
+    const names = Object.keys(await import('../../src/index.js')).length
+    expect(result.stdout).toContain(`names ${names}, an empty object is evidence: false, seed checks 1`)
   })
 })
