@@ -47,7 +47,7 @@ describe('verify list --json', () => {
       evidenceType: 'test_pass',
       required: true,
       kind: 'command',
-      command: 'node ../bin/exit.mjs 0 "project tests ok"',
+      command: 'sh ../bin/exit.sh 0 "project tests ok"',
       manual: null,
       dependsOn: ['build'],
       timeoutMs: 90_000,
@@ -91,7 +91,7 @@ describe('verify list (text)', () => {
     expect(result.stdout).toMatch(/protocol default\n {2}not strict · parallel \(\d+\) · timeout 2m · maxAge 5m/)
     expect(result.stdout).toMatch(/^ {2}id +type +required +kind +depends on +timeout +from +command$/m)
     expect(result.stdout).toMatch(
-      /^ {2}test +test_pass +yes +command +build +1\.5m +@acme\/verify-preset → verify\.config\.ts +node \.\.\/bin\/exit\.mjs 0 "project tests ok"$/m,
+      /^ {2}test +test_pass +yes +command +build +1\.5m +@acme\/verify-preset → verify\.config\.ts +sh \.\.\/bin\/exit\.sh 0 "project tests ok"$/m,
     )
     expect(result.stdout).toMatch(/^ {2}audit +security_verified +no +command/m)
   })

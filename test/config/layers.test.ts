@@ -33,7 +33,7 @@ describe('a preset package in node_modules (fixtures/compose-package)', () => {
     expect(check(loaded, 'test')).toMatchObject({
       name: 'Unit tests',
       evidenceType: 'test_pass',
-      command: 'node ../bin/exit.mjs 0 "project tests ok"',
+      command: 'sh ../bin/exit.sh 0 "project tests ok"',
       timeoutMs: 90_000,
       dependsOn: ['build'],
     })
@@ -62,7 +62,7 @@ describe('local folders and files, several levels deep (fixtures/compose-local)'
     expect(loaded.layers.map((l) => l.label)).toEqual(['presets/base/checks.mjs', 'presets/team/verify.config.mjs', 'verify.config.ts'])
     expect(ids(loaded)).toEqual(['build', 'test', 'lint'])
     // base sets test's timeout, team replaces its command, the project makes lint optional.
-    expect(check(loaded, 'test')).toMatchObject({ command: 'node ../bin/exit.mjs 0 "tests ok"', timeoutMs: 45_000, dependsOn: ['build'] })
+    expect(check(loaded, 'test')).toMatchObject({ command: 'sh ../bin/exit.sh 0 "tests ok"', timeoutMs: 45_000, dependsOn: ['build'] })
     expect(check(loaded, 'lint')).toMatchObject({ required: false, timeoutMs: 20_000 })
   })
 
@@ -279,7 +279,7 @@ describe('$env overrides (fixtures/compose-env)', () => {
   it('CI selects `ci`: merged by id in the project and in its layers', async () => {
     const loaded = await load({ cwd, env: { ...ENV, CI: 'true' } })
     expect(loaded.protocol.failFast).toBe(true)
-    expect(check(loaded, 'test')).toMatchObject({ timeoutMs: 1_200_000, command: 'node ../bin/exit.mjs 0 "tests ok"', dependsOn: ['build'] })
+    expect(check(loaded, 'test')).toMatchObject({ timeoutMs: 1_200_000, command: 'sh ../bin/exit.sh 0 "tests ok"', dependsOn: ['build'] })
     expect(check(loaded, 'build')?.required).toBe(false)
   })
 

@@ -63,11 +63,11 @@ describe('all checks pass', () => {
     }
     const [build, test_, env, smoke] = file.checks
     expect(build?.name).toBe('build')
-    expect(build?.evidence).toMatchObject({ command: 'node ../bin/exit.mjs 0 "built ok"', exitCode: 0, metadata: {} })
+    expect(build?.evidence).toMatchObject({ command: 'sh ../bin/exit.sh 0 "built ok"', exitCode: 0, metadata: {} })
     expect(build?.evidence?.output.text).toBe('built ok\n')
     expect(test_?.name).toBe('Unit tests')
     // The argv form is recorded quoted for a POSIX shell, so the line can be pasted into one.
-    expect(test_?.evidence).toMatchObject({ command: `${process.execPath} ../bin/exit.mjs 0 'tests ok' 'second line'`, exitCode: 0 })
+    expect(test_?.evidence).toMatchObject({ command: `sh ../bin/exit.sh 0 'tests ok' 'second line'`, exitCode: 0 })
     expect(test_?.evidence?.output.text).toBe('tests ok\nsecond line\n')
     expect(env?.evidence?.output.text).toBe(`check=env run=${file.runId} key=unset\n`)
     expect(smoke?.evidence).toMatchObject({ command: null, exitCode: null, metadata: { answer: 42 } })
