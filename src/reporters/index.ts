@@ -1,25 +1,19 @@
 // Built-in reporters by name. `--reporter <name>[=<file>]` and the config's `reporters` pick from this map.
-import { createAgentReporter } from './agent.js'
-import { createDefaultReporter } from './default.js'
-import { createGitHubActionsReporter } from './github-actions.js'
-import { createJsonReporter } from './json.js'
-import { createJUnitReporter } from './junit.js'
-import { createMarkdownReporter } from './markdown.js'
 import type { ReporterOptions } from './options.js'
 import type { Reporter } from './types.js'
-import { createVerboseReporter } from './verbose.js'
 
 export type ReporterFactory = (options: ReporterOptions) => Reporter
 
+// Each loaded when a run uses it: most runs use one or two, and loading all seven costs every command.
 export const REPORTERS = {
-  default: createDefaultReporter,
-  verbose: createVerboseReporter,
-  json: createJsonReporter,
-  junit: createJUnitReporter,
-  markdown: createMarkdownReporter,
-  'github-actions': createGitHubActionsReporter,
-  agent: createAgentReporter,
-} satisfies Record<string, ReporterFactory>
+  default: () => import('./default.js').then((m) => m.createDefaultReporter),
+  verbose: () => import('./verbose.js').then((m) => m.createVerboseReporter),
+  json: () => import('./json.js').then((m) => m.createJsonReporter),
+  junit: () => import('./junit.js').then((m) => m.createJUnitReporter),
+  markdown: () => import('./markdown.js').then((m) => m.createMarkdownReporter),
+  'github-actions': () => import('./github-actions.js').then((m) => m.createGitHubActionsReporter),
+  agent: () => import('./agent.js').then((m) => m.createAgentReporter),
+} satisfies Record<string, () => Promise<ReporterFactory>>
 
 export type ReporterName = keyof typeof REPORTERS
 

@@ -137,7 +137,7 @@ export async function createReporters(
   })
   const reporters: Reporter[] = []
   for (const entry of entries) {
-    if (entry.kind === 'builtin') reporters.push(guardReporter(REPORTERS[entry.name](context(entry)), `"${entry.name}"`, io))
+    if (entry.kind === 'builtin') reporters.push(guardReporter((await REPORTERS[entry.name]())(context(entry)), `"${entry.name}"`, io))
     else if (entry.kind === 'object') reporters.push(guardReporter(asReporter(entry.reporter, `reporters[${entry.index}]`), `reporters[${entry.index}]`, io))
     else
       reporters.push(
