@@ -2,11 +2,12 @@
 // flagged assume-unchanged or skip-worktree by their real content, submodules by their own working trees.
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises'
+import { copyFile, lstat, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { promisify } from 'node:util'
 import { VerifyError } from '../errors.js'
+import { isAlive } from '../runner/procfs.js'
 import { readIndex, type IndexEntry } from './git-index.js'
 
 const execFileAsync = promisify(execFile)
@@ -16,6 +17,11 @@ export const LARGE_OUTPUT = 256 * 1024 * 1024
 const GITLINK = '160000'
 const DIRECTORY = '040000'
 const IGNORED_NAMED = /^The following paths are ignored by one of your \.gitignore files:$/m
+/** The temporary index's folder in the temp dir, named with the pid of the verify that made it. */
+const INDEX_FOLDER = /^verify-index-(\d+)-/
+/** A folder of a verify that no longer runs, this old, was left by a kill: nothing still reads it. */
+const LEFT_BEHIND_MS = 3_600_000
+let sweptLeftovers = false
 
 export interface Repo {
   /** Absolute top of the work tree. */
@@ -90,8 +96,9 @@ export async function isIgnored(rootDir: string): Promise<boolean> {
  * the top, `/`-separated): a tracked path is never left out.
  */
 export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise<WorkTree> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'verify-index-'))
+  const dir = await mkdtemp(path.join(tmpdir(), `verify-index-${process.pid}-`))
   const env = { GIT_INDEX_FILE: path.join(dir, 'index') }
+  const sweeping = sweepLeftovers(tmpdir())
   try {
     await copyIndex(repo.index, env.GIT_INDEX_FILE)
     // The copy is read, not the real index: git may rewrite that one meanwhile.
@@ -135,8 +142,34 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
     }
     return { tree, dirty, submodules }
   } finally {
-    await rm(dir, { recursive: true, force: true })
+    await Promise.all([rm(dir, { recursive: true, force: true }), sweeping])
   }
+}
+
+/**
+ * A verify killed while it fingerprinted (a CI job's time limit, the OOM killer) leaves its temporary index behind:
+ * the first fingerprint of each process removes such folders, when their verify is dead, they are an hour old and
+ * they belong to this user. Never fails: what cannot be removed stays.
+ */
+async function sweepLeftovers(dir: string): Promise<void> {
+  if (sweptLeftovers) return
+  sweptLeftovers = true
+  const uid = process.getuid?.()
+  const names = await readdir(dir).catch(() => [])
+  await Promise.all(
+    names.map(async (name) => {
+      const pid = Number(INDEX_FOLDER.exec(name)?.[1] ?? 0)
+      if (pid <= 0 || pid === process.pid || isAlive(pid)) return
+      const folder = path.join(dir, name)
+      try {
+        const info = await lstat(folder)
+        if (!info.isDirectory() || (uid !== undefined && info.uid !== uid) || Date.now() - info.mtimeMs < LEFT_BEHIND_MS) return
+        await rm(folder, { recursive: true, force: true })
+      } catch {
+        // Removed meanwhile, or not ours to remove.
+      }
+    }),
+  )
 }
 
 // Read from the file when its format is known, else listed by git (`-v` tags: lower case when assume-unchanged,

@@ -3,14 +3,18 @@
 // start times, and by the run's environment tag), removes half-written files of dead writers, and says so — and
 // never touches a process whose pid merely matches.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { cleanup, diagnose, fixture, isAlive, sandbox, sleep, survivors, waitForFile, type Sandbox } from '../helpers/cli.js'
+import { project, removeProjects } from '../helpers/project.js'
 import { processesWithEnv } from '../helpers/scenario.js'
 
-afterAll(cleanup)
+afterAll(async () => {
+  await cleanup()
+  removeProjects()
+})
 
 const SIGKILL = fixture('sigkill')
 
@@ -100,4 +104,31 @@ describe('after verify is SIGKILLed', () => {
     // Whatever moment the kill came at, the evidence file is whole.
     expect(() => JSON.parse(readFileSync(box.evidencePath, 'utf8'))).not.toThrow()
   }, 60_000)
+})
+
+describe('the temporary index of a fingerprint', () => {
+  // Each fingerprint reads the working tree through a copy of git's index in a folder of the temp dir, removed when it
+  // is done; a SIGKILL (a CI job's time limit, the OOM killer) leaves the folder behind. The next fingerprint removes
+  // what dead runs left there an hour ago or more, and nothing else.
+  test('the next run removes the folders that dead verify processes left, and only those', async () => {
+    const p = project('validity-git', { git: true })
+    const tmp = join(p.outside, 'tmp')
+    mkdirSync(tmp)
+    const hourAgo = new Date(Date.now() - 2 * 3600_000)
+    const folder = (name: string, old: boolean) => {
+      mkdirSync(join(tmp, name))
+      writeFileSync(join(tmp, name, 'index'), 'DIRC')
+      if (old) utimesSync(join(tmp, name), hourAgo, hourAgo)
+      return name
+    }
+    const dead = folder(`verify-index-${await deadPid()}-a1b2c3`, true)
+    const alive = folder(`verify-index-${process.pid}-d4e5f6`, true)
+    const recent = folder(`verify-index-${await deadPid()}-g7h8i9`, false)
+    const other = folder('verify-index-other', true)
+    const result = await p.spawn('run', [], { env: { TMPDIR: tmp } })
+    expect(result.code, diagnose(result)).toBe(0)
+    const left = readdirSync(tmp)
+    expect(left).not.toContain(dead)
+    expect(left.toSorted()).toEqual([alive, other, recent].toSorted())
+  })
 })
