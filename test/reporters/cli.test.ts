@@ -1,4 +1,5 @@
-// Each reporter end to end: the built CLI on a small failing fixture, checked structurally.
+// Each reporter end to end: the built CLI on a small failing fixture, checked structurally. In process (cli(argv, io)),
+// but for the agent's detection, which reads the process's own environment, and a reporter module loaded by path.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { afterAll, describe, expect, test } from 'vitest'
 import { cleanup, diagnose, fixture, sandbox } from '../helpers/cli.js'
@@ -13,7 +14,7 @@ const INJECTED = ['::error::injected by the check', '::set-output name=verdict::
 
 describe.concurrent('reporters through the CLI', () => {
   test('junit=<file>: a well-formed report with a testcase per check; exit code by the verdict', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const report = box.path('reports/verify.xml')
     const result = await box.run(['--cwd', BASIC, '--reporter', `junit=${report}`])
     expect(result.code, diagnose(result)).toBe(1)
@@ -32,13 +33,13 @@ describe.concurrent('reporters through the CLI', () => {
   })
 
   test('junit on stdout: only the XML', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', BASIC, '--reporter', 'junit'])
     expect(parseXml(result.stdout).name).toBe('testsuites')
   })
 
   test('GITHUB_ACTIONS=true: github-actions joins the default; folds, one error, no injected command; the summary appended', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const summary = box.path('step-summary.md')
     writeFileSync(summary, '## From an earlier command\n')
     const result = await box.run(['--cwd', BASIC], { env: { GITHUB_ACTIONS: 'true', CI: 'true', GITHUB_STEP_SUMMARY: summary } })
@@ -64,7 +65,7 @@ describe.concurrent('reporters through the CLI', () => {
   })
 
   test('markdown on stdout: the summary, nothing else', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', BASIC, '--reporter', 'markdown'])
     expect(result.stdout.startsWith('### ❌ verify: rejected\n')).toBe(true)
     expect(result.stdout.match(/^\| /gm)).toHaveLength(2 + 5)
@@ -85,7 +86,7 @@ describe.concurrent('reporters through the CLI', () => {
   })
 
   test('verbose: every output line with its id, and the default summary', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', BASIC, '--reporter', 'verbose'])
     expect(result.stdout).toContain('build  │ built ok\n')
     expect(result.stdout).toContain('test   │   ✓ case 300 passed\n')
@@ -95,7 +96,7 @@ describe.concurrent('reporters through the CLI', () => {
   })
 
   test('default without a TTY: start and end lines with [done/total], no escapes', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', BASIC])
     expect(result.stdout).toMatch(/\[5\/5\]/)
     expect(result.stdout).not.toContain('\x1b[')
@@ -112,7 +113,7 @@ describe.concurrent('reporters through the CLI', () => {
   })
 
   test('a reporter module that cannot be loaded: exit 2 and a message naming it, before any check runs', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', fixture('reporters-broken')])
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/^verify: Could not load the reporter "\.\/missing-reporter\.mjs"/)

@@ -71,7 +71,7 @@ describe('the default reporter names the failing test (spawned: real Vitest, a m
   })
 
   test('mocha under nyc: the "failing" section, not the coverage table', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const run = await box.run(['--cwd', fixture('reports-mocha')])
     expect(run.code, diagnose(run)).toBe(1)
     expect(failureBlock(run.stdout, 'Unit tests')).toEqual([
@@ -95,7 +95,7 @@ describe('the default reporter names the failing test (spawned: real Vitest, a m
   })
 
   test('github-actions: the annotation carries file and line of the failing test, relative to the workspace', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const run = await box.run(['--cwd', fixture('reports-vitest'), '--reporter', 'github-actions'], { timeoutMs: 60_000, env: { GITHUB_WORKSPACE: ROOT } })
     const errors = parseWorkflowLog(run.stdout).commands.filter((c) => c.name === 'error')
     expect(errors[0]?.properties).toEqual({ file: 'fixtures/reports-vitest/cart.test.mjs', line: '12', title: 'Unit tests' })

@@ -1,4 +1,4 @@
-// End to end: dependencies and selection (SPEC §4, §9) — dependsOn skips with a reason, --sequential keeps
+// Through the CLI, in process: dependencies and selection (SPEC §4, §9) — dependsOn skips with a reason, --sequential keeps
 // declaration order, --only pulls in dependencies, --skip, --skip-optional, and "nothing ran" is incomplete.
 // Every check of fixtures/deps appends its id to $E2E_TMP/order when it runs.
 import { existsSync, readFileSync } from 'node:fs'
@@ -16,7 +16,7 @@ function ran(box: Sandbox): string[] {
 
 describe.concurrent('dependencies and selection', () => {
   test('a check whose dependency failed is skipped with a reason naming it; the others still run', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', DEPS])
     expect(result.code, diagnose(result)).toBe(1)
     expect(box.evidence().summary.verdict).toBe('rejected')
@@ -32,7 +32,7 @@ describe.concurrent('dependencies and selection', () => {
   })
 
   test('--sequential runs one check at a time in declaration order', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['order', '--sequential', '--cwd', DEPS])
     expect(result.code, diagnose(result)).toBe(0)
     // `slow` sleeps 400 ms before it records itself: only a sequential run keeps it first.
@@ -46,14 +46,14 @@ describe.concurrent('dependencies and selection', () => {
   })
 
   test('without --sequential the same checks overlap (the control for the test above)', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['order', '--concurrency', '3', '--cwd', DEPS])
     expect(result.code, diagnose(result)).toBe(0)
     expect(ran(box).indexOf('fast')).toBeLessThan(ran(box).indexOf('slow'))
   })
 
   test('--only runs the named check and its dependencies; the rest are skipped as not selected', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--only', 'd', '--cwd', DEPS])
     // Required checks without evidence make the run incomplete (SPEC §6.2).
     expect(result.code, diagnose(result)).toBe(3)
@@ -68,7 +68,7 @@ describe.concurrent('dependencies and selection', () => {
   })
 
   test('--skip leaves a check out, and what depends on it is skipped', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--skip', 'b', '--cwd', DEPS])
     expect(result.code, diagnose(result)).toBe(3)
     expect(ran(box).toSorted()).toEqual(['a', 'd', 'opt'])
@@ -78,7 +78,7 @@ describe.concurrent('dependencies and selection', () => {
   })
 
   test('--skip-optional does not run optional checks and still approves', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['optional', '--skip-optional', '--cwd', DEPS])
     expect(result.code, diagnose(result)).toBe(0)
     expect(ran(box)).toEqual(['a'])
@@ -90,7 +90,7 @@ describe.concurrent('dependencies and selection', () => {
   })
 
   test('nothing ran (every check optional and skipped): exit 3, incomplete', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['all-optional', '--skip-optional', '--cwd', DEPS])
     expect(result.code, diagnose(result)).toBe(3)
     expect(ran(box)).toEqual([])
