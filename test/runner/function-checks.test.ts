@@ -1,6 +1,7 @@
 // Function checks loaded from a config run in a process of their own, supervised like commands (SPEC §4): whatever
 // a `run` does — exit, print secrets, spin the CPU, start processes, throw late — is that check's result, and verify
-// goes on and writes its evidence. Spawns the built CLI on fixtures/function-checks.
+// goes on and writes its evidence. The built CLI on fixtures/function-checks: in process (the checks' own processes are
+// what is tested), but for one spawned run, which starts the bundle's function-check child.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
@@ -44,7 +45,7 @@ describe('a function check cannot end verify', () => {
 
 describe('loading the config again in the check’s process', () => {
   test('is guarded like verify’s own load: process.exit there is that check’s error, not a result', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(only('prints', 'after'), { env: { FN_EXIT_WHILE_LOADING: '1' } })
     expect(result.code, diagnose(result)).toBe(1)
     expect(box.check('prints')).toMatchObject({ status: 'error', reason: expect.stringMatching(/could not be loaded again.*process\.exit\(0\) while loading/) })
@@ -55,7 +56,7 @@ describe('loading the config again in the check’s process', () => {
 
 describe('output of a function check', () => {
   test('console and stdout/stderr writes are captured, masked and logged like a command’s, in a process of its own', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const secret = 'fn-secret-value-8842'
     const cli = box.start(only('prints'), { env: { FN_API_TOKEN: secret, VERIFY_SIGNING_KEY: 'fn-signing-key-5521' } })
     const result = await cli.done
@@ -82,7 +83,7 @@ describe('output of a function check', () => {
   })
 
   test('output written just before `run` returns is all there: byte count and SHA-256 of what it printed', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(only('floods'))
     expect(result.code, diagnose(result)).toBe(3)
     const check = box.check('floods')
@@ -94,7 +95,7 @@ describe('output of a function check', () => {
 
 describe('timeouts of function checks', () => {
   test('a CPU-bound function is timed out at its timeout and stalls no other check', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     // Not sequential: `beside` runs while `cpu-bound` spins.
     const result = await box.run(['--cwd', FUNCTIONS, '--only', 'cpu-bound', '--only', 'beside'])
     expect(result.code, diagnose(result)).toBe(1)
@@ -111,7 +112,7 @@ describe('timeouts of function checks', () => {
   })
 
   test('a timeout ends every process the function started', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(only('tree', 'after'))
     expect(result.code, diagnose(result)).toBe(1)
     expect(box.check('tree')).toMatchObject({ status: 'timed_out', evidence: { timedOut: true } })
@@ -125,7 +126,7 @@ describe('timeouts of function checks', () => {
 
 describe('function checks that would crash verify', () => {
   test('an unhandled rejection, a throw from a timer, an aborted spawn without an error listener: error or timed_out, the run goes on', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(only('rejection', 'late-throw', 'spawn-signal', 'after'))
     expect(result.killedByTest).toBe(false)
     expect(result.code, diagnose(result)).toBe(1)

@@ -1,5 +1,5 @@
-// End to end: `verify run` on fixture projects — the evidence file's contract (SPEC §5), verdicts and
-// exit codes (§6.2), reporters and the informational flags (§9).
+// `verify run` on fixture projects — the evidence file's contract (SPEC §5), verdicts and exit codes (§6.2), reporters
+// and the informational flags (§9). In process, but for one spawned run and the bin's own --version and --help.
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
@@ -97,7 +97,7 @@ function packageJsonProject(dir: string): string {
 
 describe.concurrent('where checks run', () => {
   test('a config in package.json ("verify" key), verify started in that project: checks run in the project', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const project = packageJsonProject(box.dir)
     const result = await box.run([], { cwd: project })
     expect(result.code, diagnose(result)).toBe(0)
@@ -105,7 +105,7 @@ describe.concurrent('where checks run', () => {
   })
 
   test('a config in package.json ("verify" key) found through --cwd: checks run in that project, not where verify started', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const project = packageJsonProject(box.dir)
     // verify starts in the package root, which has a package.json of its own.
     const result = await box.run(['--cwd', project])
@@ -116,7 +116,7 @@ describe.concurrent('where checks run', () => {
 
 describe.concurrent('verdicts and exit codes', () => {
   test('a failing required check: exit 1, rejected, the issue names the check and its exit code, the tail is printed', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', fixture('required-failure')])
     expect(result.code, diagnose(result)).toBe(1)
     const file = box.evidence()
@@ -139,7 +139,7 @@ describe.concurrent('verdicts and exit codes', () => {
   })
 
   test('a failing optional check without strictMode: exit 0, approved, with a warning', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', fixture('optional-failure')])
     expect(result.code, diagnose(result)).toBe(0)
     const file = box.evidence()
@@ -152,7 +152,7 @@ describe.concurrent('verdicts and exit codes', () => {
   })
 
   test('a failing optional check under strictMode: exit 1, rejected', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['strict', '--cwd', fixture('optional-failure')])
     expect(result.code, diagnose(result)).toBe(1)
     const file = box.evidence()
@@ -162,7 +162,7 @@ describe.concurrent('verdicts and exit codes', () => {
   })
 
   test('a required manual check nobody approved: exit 3, incomplete, status pending_manual', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', fixture('manual')])
     expect(result.code, diagnose(result)).toBe(3)
     const file = box.evidence()
@@ -179,7 +179,7 @@ describe.concurrent('verdicts and exit codes', () => {
 
 describe.concurrent('reporters', () => {
   test('--reporter json prints the evidence as JSON on stdout, and only that', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['--cwd', fixture('manual'), '--reporter', 'json'])
     expect(result.code, diagnose(result)).toBe(3)
     const printed = JSON.parse(result.stdout) as unknown
@@ -187,7 +187,7 @@ describe.concurrent('reporters', () => {
   })
 
   test('--reporter json=<file> writes the evidence JSON to that file', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const report = box.path('reports/verify.json')
     const result = await box.run(['--cwd', fixture('manual'), '--reporter', `json=${report}`])
     expect(result.code, diagnose(result)).toBe(3)
@@ -196,7 +196,7 @@ describe.concurrent('reporters', () => {
   })
 
   test('--reporter default --reporter json=<file>: both', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const report = box.path('verify.json')
     const result = await box.run(['--cwd', fixture('manual'), '--reporter', 'default', '--reporter', `json=${report}`])
     expect(result.code, diagnose(result)).toBe(3)
@@ -221,7 +221,7 @@ describe.concurrent('informational flags', () => {
   })
 
   test('a command after flags is still the command (`verify --no-color check`), and a flag value is never one', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     // sandbox.run appends --evidence <tmp> --no-color: nothing is recorded there, so `check` answers incomplete.
     const check = await box.run(['--cwd', fixture('manual'), 'check'])
     expect(check.code, diagnose(check)).toBe(3)
@@ -233,7 +233,7 @@ describe.concurrent('informational flags', () => {
   })
 
   test('verify run --help exits 0 without running anything', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const result = await box.run(['run', '--help', '--cwd', fixture('manual')])
     expect(result.code, diagnose(result)).toBe(0)
     expect(result.stdout).toMatch(/usage/i)
