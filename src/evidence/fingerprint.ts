@@ -23,8 +23,6 @@ export interface FingerprintOptions {
    * does not track them. The project's own `.verify/` is always left out the same way.
    */
   leaveOut?: readonly string[]
-  /** findRepo(rootDir), already asked. */
-  repo?: Promise<Repo | null> | undefined
 }
 
 /**
@@ -36,7 +34,7 @@ export interface FingerprintOptions {
  */
 export async function workspaceFingerprint(rootDir: string, options: FingerprintOptions = {}): Promise<WorkspaceInfo> {
   const leaveOut = [path.join(rootDir, VERIFY_DIR), ...(options.leaveOut ?? [])]
-  const found = await (options.repo ?? findRepo(rootDir))
+  const found = await findRepo(rootDir)
   // Whether the folder is ignored is asked while the tree is computed: one process less to wait for.
   const ignored = found?.prefix ? isIgnored(rootDir) : Promise.resolve(false)
   const work = found ? computeTree(found, rootDir, leaveOut) : null

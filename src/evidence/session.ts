@@ -1,12 +1,10 @@
 // Where a protocol's evidence lives and how it is sealed: the part of a command's context that needs no terminal,
 // shared by the CLI and the test-runner integrations.
 import { resolve } from 'node:path'
-import { discoverConfig, projectRootOf } from '../config/discover.js'
 import { loadVerifyConfig, type Environment, type LoadedConfig } from '../config/index.js'
 import type { ProtocolOverrides } from '../config/resolve.js'
 import { loadProtocolFromRef } from '../config/protocol-from.js'
 import { approvalsPathOf, defaultEvidencePath, logDirOf } from '../defaults.js'
-import { findRepo, type Repo } from './git-tree.js'
 import { protocolRedactor, type Redactor } from './redact.js'
 import { SIGNING_KEY_ENV } from './sign.js'
 
@@ -36,11 +34,6 @@ export interface EvidenceSession {
   logDir: string
   redact: Redactor
   signingKey: string | undefined
-  /**
-   * The repository of the project, asked of git while the config loaded (its answer does not depend on the config):
-   * for the command's first fingerprint only, undefined after that.
-   */
-  takeRepo?: () => Promise<Repo | null> | undefined
 }
 
 /** Loads the protocol and works out its evidence file, approvals, logs, secret mask and signing key. */
@@ -53,9 +46,6 @@ export async function openEvidenceSession(options: EvidenceSessionOptions): Prom
     overrides: options.overrides ?? {},
     ...(options.configEnv ? { env: options.configEnv } : {}),
   }
-  const root = options.protocolFrom === undefined ? projectRoot(load) : undefined
-  let repo = root ? findRepo(root) : undefined
-  repo?.catch(() => undefined) // a failure is met again by the fingerprint, or dropped with an unused answer
   const loaded = options.protocolFrom === undefined ? await loadVerifyConfig(load) : await loadProtocolFromRef(options.protocolFrom, load)
   const evidencePath = options.evidence ? resolve(cwd, options.evidence) : defaultEvidencePath(loaded.rootDir)
   return {
@@ -65,21 +55,5 @@ export async function openEvidenceSession(options: EvidenceSessionOptions): Prom
     logDir: logDirOf(evidencePath),
     redact: protocolRedactor(env, [loaded.protocol]),
     signingKey: env[SIGNING_KEY_ENV] || undefined,
-    takeRepo() {
-      const taken = root === loaded.rootDir ? repo : undefined
-      repo = undefined
-      return taken
-    },
-  }
-}
-
-/** The folder the config will be loaded from, when a config file is there to find (else the loader says why not). */
-function projectRoot(load: { cwd: string; configFile?: string }): string | undefined {
-  try {
-    const discovery = discoverConfig(load)
-    const file = discovery.configFile ?? discovery.discovered
-    return file ? projectRootOf(file) : undefined
-  } catch {
-    return undefined
   }
 }

@@ -27,7 +27,7 @@ export interface WorkspaceSources {
  * their content is what verify wrote.
  */
 export async function commandWorkspace(
-  context: Pick<EvidenceSession, 'loaded' | 'evidencePath' | 'signingKey' | 'takeRepo'>,
+  context: Pick<EvidenceSession, 'loaded' | 'evidencePath' | 'signingKey'>,
   sources: WorkspaceSources = {},
 ): Promise<CommandWorkspace> {
   const { protocol } = context.loaded
@@ -42,5 +42,5 @@ export async function commandWorkspace(
     unchangedOutputs(context.evidencePath, trusted),
   ])
   const leaveOut = [...beside, ...siblings, ...(sources.writes ?? []), ...carried]
-  return { workspace: await workspaceFingerprint(protocol.rootDir, { leaveOut, repo: context.takeRepo?.() }), leaveOut, carried }
+  return { workspace: await workspaceFingerprint(protocol.rootDir, { leaveOut }), leaveOut, carried }
 }

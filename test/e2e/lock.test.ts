@@ -4,11 +4,16 @@
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { startTimeOf } from '../../src/runner/procfs.js'
-import { cleanup, diagnose, fixture, runCli, sandbox, waitForFile } from '../helpers/cli.js'
+import { cleanup, diagnose, fixture, runCli, sandbox, startCli, waitForFile } from '../helpers/cli.js'
+import { project, removeProjects } from '../helpers/project.js'
 
-afterAll(cleanup)
+afterAll(async () => {
+  await cleanup()
+  removeProjects()
+})
 
 const LOCK = fixture('lock')
 
@@ -143,4 +148,28 @@ describe('one run at a time per evidence file', () => {
       expect(existsSync(`${box.evidencePath}.lock`)).toBe(false)
     })
   }
+})
+
+describe('a run that waited for the lock', () => {
+  test('records the HEAD of when it fingerprinted, not of when it started', async () => {
+    const p = project('validity-git', { git: true })
+    const started = join(p.outside, 'started')
+    const go = join(p.outside, 'go')
+    const hold = `touch "${started}"; while [ ! -e "${go}" ]; do sleep 0.05; done`
+    p.write('verify.config.ts', `export default { protocols: { hold: { checks: { hold: ${JSON.stringify(hold)} } }, quick: { checks: { quick: 'true' } } } }\n`)
+    const commit = (message: string) => p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qam', message)
+    commit('hold and quick')
+    const first = startCli(['hold'], { cwd: p.dir })
+    await waitForFile(started)
+    const second = startCli(['quick', '--wait=30s'], { cwd: p.dir })
+    // Once it says it waits, it has loaded its config and knows its repository.
+    await new Promise<void>((resolve) => second.child.stderr?.on('data', (text: string) => text.includes('waiting for the run') && resolve()))
+    p.write('docs/guide.md', 'changed while the second run waited\n')
+    commit('moved on')
+    writeFileSync(go, '')
+    expect((await first.done).code).toBe(0)
+    const result = await second.done
+    expect(result.code, diagnose(result)).toBe(0)
+    expect(p.evidence().workspace.git).toMatchObject({ head: p.git('rev-parse', 'HEAD').trim(), dirty: false })
+  })
 })
