@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'rolldown'
 
 const BUNDLE = /^(cli-chunk-|cli\.(c?js|cjs\.map|js\.map)$)/
-const OWN = /^(cli|cli-api|cli-light|function-child)\.(c?js|d\.ts)(\.map)?$/
+const OWN = /^(cli|cli-api|cli-light|cli-loader|function-child)\.(c?js|d\.ts)(\.map)?$/
 // Chunks are named by content hash: the previous build's would pile up. tsc's output of a source that is gone would
 // stay too, be published, and keep dist/ older than the sources (test/setup/build.ts would rebuild on every run).
 for (const entry of readdirSync('dist', { withFileTypes: true, recursive: true })) {
@@ -107,31 +107,44 @@ const faces = {
   },
 }
 
-export default defineConfig({
-  input: {
-    cli: 'src/cli/main.ts',
-    // Spawned by path (runner/function-process.ts) for each function check.
-    'function-child': 'src/runner/function-child.ts',
-    // The public API as a config loaded by this CLI imports it (config-api.cjs): the modules the CLI already holds.
-    'cli-api': 'src/index.ts',
-    'cli-light': LIGHT,
+const resolve = { extensionAlias: { '.js': ['.ts', '.js'] } }
+
+export default defineConfig([
+  {
+    input: {
+      cli: 'src/cli/main.ts',
+      // Spawned by path (runner/function-process.ts) for each function check.
+      'function-child': 'src/runner/function-child.ts',
+      // The public API as a config loaded by this CLI imports it (cli-api.js): the modules the CLI already holds.
+      'cli-api': 'src/index.ts',
+      'cli-light': LIGHT,
+    },
+    platform: 'node',
+    // jsonc-parser's main file is a UMD module whose require('./impl/…') calls a bundler cannot follow: it stays a package.
+    external: [/^node:/, 'jsonc-parser'],
+    plugins: [lightEntry, jitiByRequire, importThroughLoader, faces],
+    // The rewrite keeps every line where it was (a call on the same line): the source maps stay right to the line.
+    onLog(level, log, handler) {
+      if (log.code === 'SOURCEMAP_BROKEN' && log.plugin === 'import-through-loader') return
+      handler(level, log)
+    },
+    resolve,
+    treeshake: true,
+    output: {
+      dir: 'dist',
+      format: 'cjs',
+      entryFileNames: '[name].cjs',
+      chunkFileNames: 'cli-chunk-[hash].cjs',
+      sourcemap: true,
+    },
   },
-  platform: 'node',
-  // jsonc-parser's main file is a UMD module whose require('./impl/…') calls a bundler cannot follow: it stays a package.
-  external: [/^node:/, 'jsonc-parser'],
-  plugins: [lightEntry, jitiByRequire, importThroughLoader, faces],
-  // The rewrite keeps every line where it was (a call on the same line): the source maps stay right to the line.
-  onLog(level, log, handler) {
-    if (log.code === 'SOURCEMAP_BROKEN' && log.plugin === 'import-through-loader') return
-    handler(level, log)
+  {
+    // The loader of the bundle (src/cli/code-cache.ts), in one CommonJS file for bin/verify.cjs: a bin that is an ES
+    // module makes Node set up its ES module loader before anything runs.
+    input: { 'cli-loader': 'src/cli/code-cache.ts' },
+    platform: 'node',
+    external: [/^node:/],
+    resolve,
+    output: { dir: 'dist', format: 'cjs', entryFileNames: '[name].cjs', sourcemap: true },
   },
-  resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
-  treeshake: true,
-  output: {
-    dir: 'dist',
-    format: 'cjs',
-    entryFileNames: '[name].cjs',
-    chunkFileNames: 'cli-chunk-[hash].cjs',
-    sourcemap: true,
-  },
-})
+])

@@ -14,7 +14,7 @@ const { values } = parseArgs({ options: { checks: { type: 'string', default: '10
 const N = Number(values.checks)
 const ROUNDS = Number(values.rounds)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const BIN = join(ROOT, 'bin', 'verify.mjs')
+const BIN = join(ROOT, 'bin', 'verify.cjs')
 
 /** A project whose config has `count` checks built by `entry(i)`. */
 function project(count, entry) {

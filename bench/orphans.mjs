@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const BIN = join(ROOT, 'bin', 'verify.mjs')
+const BIN = join(ROOT, 'bin', 'verify.cjs')
 const FIXTURE = join(ROOT, 'fixtures', 'supervision')
 
 function alive(pid) {

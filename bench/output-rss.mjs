@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const TARGET_MIB = 150
-const DEFAULT_COMMAND = ['node', 'bin/verify.mjs', '--config', 'bench/fixtures/flood/verify.config.ts']
+const DEFAULT_COMMAND = ['node', 'bin/verify.cjs', '--config', 'bench/fixtures/flood/verify.config.ts']
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 const args = process.argv.slice(2)

@@ -19,7 +19,7 @@ const { values } = parseArgs({
 const N = Number(values.checks)
 const ROUNDS = Number(values.rounds)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const BIN = join(ROOT, 'bin', 'verify.mjs')
+const BIN = join(ROOT, 'bin', 'verify.cjs')
 const PEERS = join(tmpdir(), 'verify-bench-peers')
 
 function installPeers() {

@@ -39,7 +39,7 @@ function installed(): { dir: string; bin: string; cache: string } {
   for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(pkg, part), { recursive: true })
   for (const dependency of ['jiti', 'jsonc-parser', 'picomatch'])
     symlinkSync(join(ROOT, 'node_modules', dependency), join(dir, 'node_modules', dependency), 'dir')
-  return { dir, bin: join(pkg, 'bin', 'verify.mjs'), cache: join(dir, 'node_modules', '.cache', 'verify-protocol', 'v8') }
+  return { dir, bin: join(pkg, 'bin', 'verify.cjs'), cache: join(dir, 'node_modules', '.cache', 'verify-protocol', 'v8') }
 }
 
 const cacheFiles = (base: string): string[] => {

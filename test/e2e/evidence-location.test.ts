@@ -110,7 +110,7 @@ describe.skipIf(process.getuid?.() !== 0)('an existing report file that cannot b
       writeFileSync(report, '<testsuites/>\n', { mode: 0o644 })
       const child = spawn(
         process.execPath,
-        [join(ROOT, 'bin', 'verify.mjs'), 'marker', '--evidence', join(shared, 'evidence.json'), '--no-color', '--reporter', `junit=${report}`],
+        [join(ROOT, 'bin', 'verify.cjs'), 'marker', '--evidence', join(shared, 'evidence.json'), '--no-color', '--reporter', `junit=${report}`],
         {
           cwd: PROJECT,
           env: { ...process.env, E2E_TMP: shared, VERIFY_CODE_CACHE: '0' },
@@ -137,7 +137,7 @@ describe('output that cannot be written', { timeout: 30_000 }, () => {
   it('stdout to /dev/full: one error line, the evidence still written, the verdict exit code', async () => {
     const evidence = join(work, 'dev-full', 'evidence.json')
     const full = openSync('/dev/full', 'w')
-    const child = spawn(process.execPath, [join(PROJECT, '..', '..', 'bin', 'verify.mjs'), 'marker', '--evidence', evidence, '--no-color'], {
+    const child = spawn(process.execPath, [join(PROJECT, '..', '..', 'bin', 'verify.cjs'), 'marker', '--evidence', evidence, '--no-color'], {
       cwd: PROJECT,
       env: { ...process.env, E2E_TMP: join(work, 'dev-full') },
       stdio: ['ignore', full, 'pipe'],

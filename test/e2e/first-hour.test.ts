@@ -123,7 +123,7 @@ sys.stdout.write(out.decode('utf8', 'replace'))
 sys.exit(os.waitstatus_to_exitcode(status))`,
       dir,
       process.execPath,
-      join(ROOT, 'bin', 'verify.mjs'),
+      join(ROOT, 'bin', 'verify.cjs'),
       '--no-color',
     ],
     { encoding: 'utf8', timeout: 30_000, env: { ...process.env, CI: '', NO_COLOR: '1', VALIDITY_COUNTER: '/dev/null' } },

@@ -10,7 +10,7 @@ import type { CheckResult, EvidenceFile } from '../../src/types.js'
 import { cliEnvironment, runCliInProcess } from './in-process.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-export const BIN = join(ROOT, 'bin', 'verify.mjs')
+export const BIN = join(ROOT, 'bin', 'verify.cjs')
 
 export function fixture(name: string): string {
   return join(ROOT, 'fixtures', name)
@@ -42,7 +42,7 @@ export interface RunningCli {
 
 const running = new Set<ChildProcess>()
 
-/** Starts `node bin/verify.mjs ...args`; `done` settles when it exits (or is killed at the deadline). */
+/** Starts `node bin/verify.cjs ...args`; `done` settles when it exits (or is killed at the deadline). */
 export function startCli(args: readonly string[], options: CliOptions = {}): RunningCli {
   const started = performance.now()
   const child = spawn(process.execPath, [BIN, ...args], {

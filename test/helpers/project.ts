@@ -21,7 +21,7 @@ export interface Project {
   outside: string
   /** Runs `verify <command> ...args` in the project, in this process (test/helpers/in-process.ts). */
   verify(command: string, args?: readonly string[], options?: CliOptions): Promise<CliResult>
-  /** The same, as a spawned `node bin/verify.mjs`: for what is about the process (one case per command). */
+  /** The same, as a spawned `node bin/verify.cjs`: for what is about the process (one case per command). */
   spawn(command: string, args?: readonly string[], options?: CliOptions): Promise<CliResult>
   evidence(): EvidenceFile
   check(id: string): CheckResult

@@ -24,7 +24,7 @@ describe('the core CLI', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0)
     const modules = readFileSync(log, 'utf8').split('\n').filter(Boolean)
     // The log saw the CLI load its own modules (`--version`: the bin alone, which answers it), so it would have seen vitest's.
-    expect(modules.some((m) => (args[0] === '--version' ? /\/bin\/verify\.mjs$/ : /\/dist\/cli[-./]/).test(m))).toBe(true)
+    expect(modules.some((m) => (args[0] === '--version' ? /\/bin\/verify\.cjs$/ : /\/dist\/cli[-./]/).test(m))).toBe(true)
     expect(modules.filter((m) => RUNNER_MODULE.test(m))).toEqual([])
   })
 

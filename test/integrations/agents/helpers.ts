@@ -56,7 +56,7 @@ export async function hookInProcess(args: readonly string[], input: unknown, env
   return { code, stdout, stderr, answer: parseAnswer(stdout), durationMs: performance.now() - started }
 }
 
-/** Spawns `node bin/verify.mjs hook …args` with `input` on stdin; killed at the deadline. */
+/** Spawns `node bin/verify.cjs hook …args` with `input` on stdin; killed at the deadline. */
 export function hookSpawned(
   args: readonly string[],
   input: unknown,
