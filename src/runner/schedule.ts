@@ -10,7 +10,6 @@ import { protocolRedactor } from '../evidence/redact.js'
 import { SIGNING_KEY_ENV } from '../evidence/sign.js'
 import { checkFingerprint } from '../evidence/binding.js'
 import { inputsWarnings, workspaceFingerprint } from '../evidence/fingerprint.js'
-import { executeCheck } from './run-check.js'
 
 export interface RunOptions {
   /** Aborting it (e.g. on SIGINT) cancels running and unstarted checks. */
@@ -157,6 +156,9 @@ export async function runChecks(checklist: Checklist, options: RunOptions = {}):
     reporter.onCheckStart?.(check, result)
     const run = async (): Promise<CheckResult> => {
       const fingerprint = await checkFingerprint(check, protocol.rootDir, workspace)
+      // What runs a check (spawning, capture, function checks, test reports) loads with the first check that runs:
+      // a run that reuses every result needs none of it.
+      const { executeCheck } = await import('./run-check.js')
       return executeCheck(check, {
         runId: checklist.runId,
         graceMs: protocol.graceMs,
