@@ -33,8 +33,12 @@ function* cells(text: string): Generator<{ text: string; width: number; escape: 
   }
 }
 
+// Printable ASCII, one column a character: most of what reporters measure.
+const PLAIN = /^[\x20-\x7e]*$/
+
 /** The columns `text` takes on a terminal; escape sequences take none. */
 export function displayWidth(text: string): number {
+  if (PLAIN.test(text)) return text.length
   let width = 0
   for (const cell of cells(text)) width += cell.width
   return width
