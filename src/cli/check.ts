@@ -17,7 +17,7 @@ import { commandContext, maskedIO } from './context.js'
 import { ExitCode, exitCodeOfVerdict } from './exit-code.js'
 import { CHECK_FLAGS } from './flags.js'
 import type { CliIO } from './io.js'
-import { commandWorkspace } from '../evidence/workspace.js'
+import { askRepo, commandWorkspace } from '../evidence/workspace.js'
 
 /** Where evidence came from when verify did not run the check itself: `by vitest reporter, 412 tests, `. */
 function provenance(result: CheckResult): string {
@@ -35,6 +35,7 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   const io = maskedIO(rawIO, context.redact)
   const c = pc.createColors(useColor(io, values.color))
   const { protocol } = context.loaded
+  const repo = askRepo(context)
   const stored = await readEvidenceFile(context.evidencePath)
   if (!stored.ok) {
     if (values.json) io.stdout(guardJson(`${JSON.stringify({ verdict: 'incomplete', reason: stored.reason }, null, 2)}\n`))
@@ -43,7 +44,7 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   }
   const { file } = stored
   const requireSignature = values['require-signature'] ?? false
-  const { workspace } = await commandWorkspace(context, { recorded: file })
+  const { workspace } = await commandWorkspace(context, { recorded: file, repo })
   // Under --require-signature only what the signed file holds counts; with a key, only approvals signed with it.
   const approvals = requireSignature ? new Map() : trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
   const judged = await acceptStoredEvidence(protocol, file, workspace, {

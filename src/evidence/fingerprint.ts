@@ -23,6 +23,8 @@ export interface FingerprintOptions {
    * does not track them. The project's own `.verify/` is always left out the same way.
    */
   leaveOut?: readonly string[]
+  /** findRepo(rootDir), already asked: a command asks it while it reads the evidence file. */
+  repo?: Promise<Repo | null>
 }
 
 /**
@@ -34,7 +36,7 @@ export interface FingerprintOptions {
  */
 export async function workspaceFingerprint(rootDir: string, options: FingerprintOptions = {}): Promise<WorkspaceInfo> {
   const leaveOut = [path.join(rootDir, VERIFY_DIR), ...(options.leaveOut ?? [])]
-  const found = await findRepo(rootDir)
+  const found = await (options.repo ?? findRepo(rootDir))
   // Whether the folder is ignored is asked while the tree is computed: one process less to wait for.
   const ignored = found?.prefix ? isIgnored(rootDir) : Promise.resolve(false)
   const work = found ? computeTree(found, rootDir, leaveOut) : null

@@ -1,6 +1,7 @@
 // The workspace as a command sees it: the fingerprint, with what verify itself writes left out (SPEC §7).
 import type { EvidenceFile, WorkspaceInfo } from '../types.js'
 import { workspaceFingerprint } from './fingerprint.js'
+import { findRepo, type Repo } from './git-tree.js'
 import { besideEvidence, siblingEvidence, unchangedOutputs } from './outputs.js'
 import type { EvidenceSession } from './session.js'
 import { verifySignature } from './sign.js'
@@ -18,6 +19,18 @@ export interface WorkspaceSources {
   recorded?: EvidenceFile | null | undefined
   /** Files this command itself writes, such as reporter outputs. */
   writes?: readonly string[]
+  /** askRepo's answer, asked before the evidence file was read. */
+  repo?: Promise<Repo | null>
+}
+
+/**
+ * The repository of the project, asked of git at once: a command that reads its evidence file before it fingerprints
+ * asks both at the same time (after taking the lock, when it takes one: the answer names HEAD as it is then).
+ */
+export function askRepo(context: Pick<EvidenceSession, 'loaded'>): Promise<Repo | null> {
+  const repo = findRepo(context.loaded.protocol.rootDir)
+  repo.catch(() => undefined) // met again by the fingerprint, or dropped with a command that ends before it
+  return repo
 }
 
 /**
@@ -42,5 +55,6 @@ export async function commandWorkspace(
     unchangedOutputs(context.evidencePath, trusted),
   ])
   const leaveOut = [...beside, ...siblings, ...(sources.writes ?? []), ...carried]
-  return { workspace: await workspaceFingerprint(protocol.rootDir, { leaveOut }), leaveOut, carried }
+  const repo = sources.repo ? { repo: sources.repo } : {}
+  return { workspace: await workspaceFingerprint(protocol.rootDir, { leaveOut, ...repo }), leaveOut, carried }
 }

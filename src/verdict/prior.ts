@@ -1,12 +1,14 @@
 // What a run can take from before it: valid evidence (--reuse, or checks left out), approvals of manual checks.
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import type { EvidenceSession } from '../evidence/session.js'
-import { readEvidenceFile } from '../evidence/store.js'
+import { readEvidenceFile, type ReadEvidenceResult } from '../evidence/store.js'
 import { isFailing } from '../status.js'
 import type { CheckResult, WorkspaceInfo } from '../types.js'
 import { acceptStoredEvidence } from './validate.js'
 
 export interface PriorOptions {
+  /** The evidence file as the command read it, under its lock; read here when not given. */
+  stored?: ReadEvidenceResult
   /** Reuse every check's valid evidence instead of running it. */
   reuse: boolean
   /** The checks this run selected (--only / --skip); the others keep only valid evidence. */
@@ -35,7 +37,7 @@ export async function priorResults(
   const { protocol } = context.loaded
   const approvals = trustedApprovals(await readApprovals(context.approvalsPath), context.signingKey)
   const partial = options.selected.size < protocol.checks.length
-  const previous = options.reuse || partial ? await readEvidenceFile(context.evidencePath) : null
+  const previous = options.reuse || partial ? (options.stored ?? (await readEvidenceFile(context.evidencePath))) : null
   const warnings: string[] = []
   // A missing file is the ordinary first run; anything else unusable is worth a sentence.
   if (previous && !previous.ok && !previous.reason.startsWith('no evidence at'))

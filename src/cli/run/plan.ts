@@ -3,7 +3,7 @@
 import { dirname, join, relative } from 'node:path'
 import { evidenceLocationProblem, reportLocationProblem } from '../../evidence/location.js'
 import { readEvidenceFile } from '../../evidence/store.js'
-import { commandWorkspace, type CommandWorkspace } from '../../evidence/workspace.js'
+import { askRepo, commandWorkspace, type CommandWorkspace } from '../../evidence/workspace.js'
 import { VerifyUsageError } from '../../errors.js'
 import { combineReporters } from '../../reporters/index.js'
 import { boundLiveOutput } from '../../reporters/live-budget.js'
@@ -106,9 +106,11 @@ export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): 
     const evidenceDir = dirname(evidencePath)
     const cleaned = describeCleanup(cleanDeadRuns(join(evidenceDir, 'run'), [evidenceDir]))
     // Computed once: every check, the reuse of earlier evidence and the drift check use this fingerprint.
+    const repo = askRepo(context)
     const previous = await readEvidenceFile(evidencePath)
-    const workspace = await commandWorkspace(context, { recorded: previous.ok ? previous.file : null, writes: reports.map((report) => report.file) })
+    const workspace = await commandWorkspace(context, { recorded: previous.ok ? previous.file : null, writes: reports.map((report) => report.file), repo })
     const prior = await priorResults(context, workspace.workspace, {
+      stored: previous,
       reuse: values.reuse ?? false,
       // Other shards' checks are not "left out": their evidence comes from their own jobs, through `verify merge`.
       selected: shard ? ids : selectChecks(protocol.checks, only, skip),
