@@ -1,11 +1,14 @@
 // `verify run` on fixture projects — the evidence file's contract (SPEC §5), verdicts and exit codes (§6.2), reporters
 // and the informational flags (§9). In process, but for one spawned run and the bin's own --version and --help.
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { cleanup, diagnose, fixture, ROOT, runCli, sandbox, sha256Hex } from '../helpers/cli.js'
 
 afterAll(cleanup)
+
+const formerBin = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'verify.mjs'), ...args], { encoding: 'utf8', timeout: 20_000 })
 
 const SHA = /^sha256:[0-9a-f]{64}$/
 const HEX64 = /^[0-9a-f]{64}$/
@@ -210,6 +213,13 @@ describe.concurrent('informational flags', () => {
     const result = await runCli(['--version'])
     expect(result.code, diagnose(result)).toBe(0)
     expect(result.stdout.trim()).toBe(pkg.version)
+  })
+
+  test('the former bin path, bin/verify.mjs, still runs verify: links to it (those npx keeps for a project) keep working', () => {
+    expect(formerBin(['--version']).stdout.trim()).toBe(pkg.version)
+    const list = formerBin(['list', '--cwd', fixture('all-pass')])
+    expect(list.status, list.stderr).toBe(0)
+    expect(list.stdout).toContain('protocol all-pass')
   })
 
   test('--help prints the usage and exits 0', async () => {
