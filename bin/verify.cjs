@@ -5,9 +5,13 @@ const { existsSync, readFileSync } = require('node:fs')
 const { join } = require('node:path')
 
 const entry = join(__dirname, '..', 'dist', 'cli.cjs')
+const loader = join(__dirname, '..', 'dist', 'cli-loader.cjs')
 const args = process.argv.slice(2)
-if (!existsSync(entry)) {
-  process.stderr.write('verify: the package is not built (no dist/). Run `npm run build` in verify-protocol first.\n')
+// Both, as one build writes them: a dist/ of an earlier build may hold the bundle without its loader.
+if (!existsSync(entry) || !existsSync(loader)) {
+  process.stderr.write(
+    'verify: the package is not built (no dist/cli.cjs and dist/cli-loader.cjs of one build). Run `npm run build` in verify-protocol first.\n',
+  )
   process.exitCode = 2
 } else if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   // `verify --version` is asked by scripts and agents to see whether verify is there: it needs nothing of the bundle.
@@ -21,6 +25,6 @@ if (!existsSync(entry)) {
   process.stdout.write(`${version}\n`)
 } else {
   // The bundle is compiled with V8's code cache (src/cli/code-cache.ts, docs/performance.md).
-  const { requireBundle } = require('../dist/cli-loader.cjs')
+  const { requireBundle } = require(loader)
   requireBundle(entry).main(args)
 }

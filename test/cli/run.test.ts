@@ -1,10 +1,11 @@
 // `verify run` on fixture projects — the evidence file's contract (SPEC §5), verdicts and exit codes (§6.2), reporters
 // and the informational flags (§9). In process, but for one spawned run and the bin's own --version and --help.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, ROOT, runCli, sandbox, sha256Hex } from '../helpers/cli.js'
+import { cleanup, diagnose, fixture, ROOT, runCli, sandbox, sha256Hex, STACK_LINE } from '../helpers/cli.js'
 
 afterAll(cleanup)
 
@@ -220,6 +221,24 @@ describe.concurrent('informational flags', () => {
     const list = formerBin(['list', '--cwd', fixture('all-pass')])
     expect(list.status, list.stderr).toBe(0)
     expect(list.stdout).toContain('protocol all-pass')
+  })
+
+  test.each([
+    ['no dist/', []],
+    ['a dist/ of an earlier build, without the loader', ['cli.cjs']],
+  ])('the bin of a package with %s says it is not built (exit 2), never a stack trace', (_case, built) => {
+    const pkgDir = mkdtempSync(join(tmpdir(), 'verify-unbuilt-'))
+    try {
+      cpSync(join(ROOT, 'bin'), join(pkgDir, 'bin'), { recursive: true })
+      cpSync(join(ROOT, 'package.json'), join(pkgDir, 'package.json'))
+      for (const file of built) cpSync(join(ROOT, 'dist', file), join(pkgDir, 'dist', file))
+      const result = spawnSync(process.execPath, [join(pkgDir, 'bin', 'verify.cjs'), 'check'], { encoding: 'utf8', timeout: 20_000 })
+      expect(result.status).toBe(2)
+      expect(result.stderr).toMatch(/^verify: the package is not built .*npm run build/)
+      expect(result.stderr).not.toMatch(STACK_LINE)
+    } finally {
+      rmSync(pkgDir, { recursive: true, force: true })
+    }
   })
 
   test('--help prints the usage and exits 0', async () => {
