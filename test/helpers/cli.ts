@@ -2,7 +2,7 @@
 // evidence reading, and pid liveness. Every test gets a fresh folder for its evidence, logs and pid files.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -101,10 +101,13 @@ const sandboxes: string[] = []
 export function sandbox(mode: { inProcess?: boolean } = {}): Sandbox {
   const dir = mkdtempSync(join(tmpdir(), 'verify-e2e-'))
   sandboxes.push(dir)
+  // The temp dir of the CLI and its checks: what a killed verify leaves there goes with the sandbox.
+  const temp = join(dir, 'tmp')
+  mkdirSync(temp)
   const evidencePath = join(dir, 'evidence.json')
   const withDefaults = (args: readonly string[], options: CliOptions = {}): [string[], CliOptions] => [
     [...args, '--evidence', evidencePath, '--no-color'],
-    { ...options, env: { E2E_TMP: dir, ...options.env } },
+    { ...options, env: { E2E_TMP: dir, TMPDIR: temp, ...options.env } },
   ]
   const box: Sandbox = {
     dir,

@@ -3,14 +3,21 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { afterAll } from 'vitest'
 import type { CheckContext, FunctionCheckResult } from '../../src/types.js'
 
-const tmp = mkdtempSync(join(tmpdir(), 'verify-strict-'))
-afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+// Made by the first folder() of a test file, removed by its removeFolders(): test files share this module when they
+// share a worker, so a folder made and removed at import would be gone for the next file.
+let tmp: string | undefined
+
+/** Removes the folders the file's tests made: each test file calls it after all its tests. */
+export function removeFolders(): void {
+  if (tmp) rmSync(tmp, { recursive: true, force: true })
+  tmp = undefined
+}
 
 let count = 0
 export function folder(): string {
+  tmp ??= mkdtempSync(join(tmpdir(), 'verify-strict-'))
   const dir = join(tmp, `d${count++}`)
   mkdirSync(dir, { recursive: true })
   return dir

@@ -1,10 +1,12 @@
 // The strict preset's checks on real git repositories and real logs: `todo` reads what a change adds, `error-free`
 // reads what the other checks printed.
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { errorFreeCheck, scanLog } from '../../src/presets/error-free.js'
 import { addedLines, scanNewMarkers, todoCheck } from '../../src/presets/todo.js'
-import { context, folder, git, repository, run, write } from './helpers.js'
+import { context, folder, git, removeFolders, repository, run, write } from './helpers.js'
+
+afterAll(removeFolders)
 
 describe('addedLines', () => {
   it('reads added lines with their new line numbers, even a line that starts with "++"', () => {

@@ -2,9 +2,11 @@
 // (no base branch, `origin/HEAD` pointing at the branch itself, a detached HEAD), VERIFY_BASE, and file names git
 // writes with a trailing tab.
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { addedLines, scanNewMarkers, todoCheck } from '../../src/presets/todo.js'
-import { context, folder, git, repository, run, write } from './helpers.js'
+import { context, folder, git, removeFolders, repository, run, write } from './helpers.js'
+
+afterAll(removeFolders)
 
 /** A remote whose `feature` branch committed a TODO (in a file whose name has a space) on top of `main`. */
 function remote(): string {
