@@ -21,21 +21,45 @@ const FIXED = 40 // ctime, mtime, dev, ino, mode, uid, gid, size: ten 32-bit fie
 
 /** The entries of the index at `file` ([] when it does not exist), or null when its format is not one read here. */
 export async function readIndex(file: string, objectBytes: number): Promise<IndexEntry[] | null> {
-  let data: Buffer
+  const data = await readOrNull(file)
+  if (!data) return []
+  return parse(data, objectBytes, true)?.entries ?? null
+}
+
+/**
+ * The tree `git write-tree` would write for the index at `file`, read from its cache-tree extension ("TREE") when git
+ * keeps the root of it valid — git invalidates the trees above every path it adds or removes — or null: ask git.
+ */
+export async function indexTree(file: string, objectBytes: number): Promise<string | null> {
+  const data = await readOrNull(file)
+  return data ? (parse(data, objectBytes, false)?.tree ?? null) : null
+}
+
+async function readOrNull(file: string): Promise<Buffer | null> {
   try {
-    data = await readFile(file)
+    return await readFile(file)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw error
-  }
-  try {
-    return parseIndex(data, objectBytes)
-  } catch {
-    return null // truncated or not what it claims: git will say what is wrong
   }
 }
 
-function parseIndex(data: Buffer, objectBytes: number): IndexEntry[] | null {
+interface ParsedIndex {
+  entries: IndexEntry[]
+  /** The root tree of a valid cache-tree extension. */
+  tree: string | null
+}
+
+// Truncated or not what it claims: null, and git will say what is wrong.
+function parse(data: Buffer, objectBytes: number, collect: boolean): ParsedIndex | null {
+  try {
+    return parseIndex(data, objectBytes, collect)
+  } catch {
+    return null
+  }
+}
+
+function parseIndex(data: Buffer, objectBytes: number, collect: boolean): ParsedIndex | null {
   if (data.toString('latin1', 0, 4) !== 'DIRC') return null
   const version = data.readUInt32BE(4)
   if (version < 2 || version > 4) return null
@@ -43,6 +67,7 @@ function parseIndex(data: Buffer, objectBytes: number): IndexEntry[] | null {
   const entries: IndexEntry[] = []
   let offset = 12
   let previous: Buffer = Buffer.alloc(0)
+  let previousLength = 0
   for (let i = 0; i < count; i++) {
     const start = offset
     const mode = data.readUInt32BE(start + 24)
@@ -65,8 +90,9 @@ function parseIndex(data: Buffer, objectBytes: number): IndexEntry[] | null {
         strip = ((strip + 1) << 7) + (byte & 127)
       }
       const end = data.indexOf(0, offset)
-      if (end < 0 || strip > previous.length) return null
-      name = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(offset, end)])
+      if (end < 0 || strip > previousLength) return null
+      previousLength += end - offset - strip
+      if (collect) name = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(offset, end)])
       offset = end + 1
     } else {
       const end = data.indexOf(0, offset)
@@ -77,6 +103,7 @@ function parseIndex(data: Buffer, objectBytes: number): IndexEntry[] | null {
       offset = start + ((end - start + 8) & ~7)
     }
     previous = name
+    if (!collect) continue
     entries.push({
       path: name.toString('utf8'),
       mode: mode.toString(8).padStart(6, '0'),
@@ -85,11 +112,24 @@ function parseIndex(data: Buffer, objectBytes: number): IndexEntry[] | null {
     })
   }
   // Extensions: a split index ("link") keeps most entries in another file.
+  let tree: string | null = null
   while (offset + 8 <= data.length - objectBytes) {
     const signature = data.toString('latin1', offset, offset + 4)
+    const size = data.readUInt32BE(offset + 4)
     if (signature === 'link') return null
-    offset += 8 + data.readUInt32BE(offset + 4)
+    if (signature === 'TREE') tree = rootTree(data.subarray(offset + 8, offset + 8 + size), objectBytes)
+    offset += 8 + size
   }
   if (offset !== data.length - objectBytes) return null
-  return entries
+  return { entries, tree }
+}
+
+// The first entry of the cache-tree is the root: an empty path, then `<entries> <subtrees>\n` in ASCII, then the
+// tree's id unless <entries> is -1 (invalid).
+function rootTree(extension: Buffer, objectBytes: number): string | null {
+  const end = extension.indexOf(10)
+  if (extension[0] !== 0 || end < 0) return null
+  const counts = /^(-?\d+) (\d+)$/.exec(extension.toString('latin1', 1, end))
+  if (!counts || Number(counts[1]) < 0 || end + 1 + objectBytes > extension.length) return null
+  return extension.toString('hex', end + 1, end + 1 + objectBytes)
 }

@@ -8,7 +8,7 @@ import * as path from 'node:path'
 import { promisify } from 'node:util'
 import { VerifyError } from '../errors.js'
 import { isAlive } from '../runner/procfs.js'
-import { readIndex, type IndexEntry } from './git-index.js'
+import { indexTree, readIndex, type IndexEntry } from './git-index.js'
 
 const execFileAsync = promisify(execFile)
 
@@ -123,7 +123,9 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
     } catch (error) {
       throw addFailure(repo.top, error)
     }
-    const tree = (await git(repo.top, ['write-tree'], { env })).trim()
+    // Unchanged since git last wrote the trees (a clean checkout): the index holds the tree, and one process is saved.
+    const cached = repo.objectBytes > 0 ? await indexTree(env.GIT_INDEX_FILE, repo.objectBytes) : null
+    const tree = cached ?? (await git(repo.top, ['write-tree'], { env })).trim()
     // Repositories inside this one: the submodules it knows, and those `git add -A` just met.
     const embedded = [...stderr.matchAll(/^warning: adding embedded git repository: (.*)$/gm)].map((m) => m[1] as string)
     const gitlinks = [...new Set([...entries.filter((e) => e.mode === GITLINK).map((e) => e.path), ...embedded])]

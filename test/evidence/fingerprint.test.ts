@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { VerifyError } from '../../src/errors.js'
 import { changedFiles, inputsFingerprint, workspaceFingerprint } from '../../src/evidence/fingerprint.js'
-import { readIndex } from '../../src/evidence/git-index.js'
+import { indexTree, readIndex } from '../../src/evidence/git-index.js'
 
 const posixOnly = process.platform === 'win32' ? it.skip : it
 const temporaryDirs: string[] = []
@@ -444,6 +444,45 @@ describe('readIndex', () => {
     const entries = await readIndex(join(root, '.git/index'), format === 'sha256' ? 32 : 20)
     expect(entries).toEqual(listed(root))
     expect(entries?.filter((e) => e.assumeUnchanged).map((e) => e.path)).toEqual(['a.txt'])
+  })
+
+  it.each([
+    ['2', 'sha1'],
+    ['3', 'sha1'],
+    ['4', 'sha1'],
+    ['4', 'sha256'],
+  ])('reads the tree of index version %s (%s) from its cache-tree only while git keeps it whole', async (version, format) => {
+    const root = temporaryDir()
+    const bytes = format === 'sha256' ? 32 : 20
+    const index = join(root, '.git/index')
+    git(root, 'init', '-q', `--object-format=${format}`, '-b', 'main')
+    for (const file of ['a.txt', 'dir/b.txt', 'dir/sub/ç long name é.txt', `dir/${'n'.repeat(200)}.txt`]) write(root, file, `${file}\n`)
+    git(root, 'add', '-A')
+    git(root, 'update-index', '--index-version', version)
+    // Added, never written as a tree: no cache-tree yet.
+    expect(await indexTree(index, bytes)).toBeNull()
+    git(root, 'commit', '-q', '-m', 'first')
+    expect(await indexTree(index, bytes)).toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
+    // An added edit invalidates the trees above it; write-tree makes them whole again.
+    write(root, 'dir/sub/ç long name é.txt', 'edited\n')
+    git(root, 'add', '-A')
+    expect(await indexTree(index, bytes)).toBeNull()
+    const written = git(root, 'write-tree').trim()
+    expect(written).not.toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
+    expect(await indexTree(index, bytes)).toBe(written)
+    git(root, 'rm', '-q', '--cached', 'a.txt')
+    expect(await indexTree(index, bytes)).toBeNull()
+  })
+
+  it('gives no tree for an index it cannot read: none, split, truncated', async () => {
+    const root = repo()
+    const index = join(root, '.git/index')
+    expect(await indexTree(index, 20)).toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
+    writeFileSync(join(root, 'truncated'), readFileSync(index).subarray(0, readFileSync(index).length - 30))
+    expect(await indexTree(join(root, 'truncated'), 20)).toBeNull()
+    expect(await indexTree(join(root, '.git/none'), 20)).toBeNull()
+    git(root, 'update-index', '--split-index')
+    expect(await indexTree(index, 20)).toBeNull()
   })
 
   it('gives null for what it does not read (a split index) and [] for no index', async () => {
