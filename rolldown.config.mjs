@@ -9,17 +9,20 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'rolldown'
+import { packing, pruneChunks } from './scripts/prune-chunks.mjs'
 
-const BUNDLE = /^(cli-chunk-|cli\.(c?js|cjs\.map|js\.map)$)/
+// The ES module entry of the bundle before it became CommonJS: nothing loads it any more.
+const FORMER = /^cli\.js(\.map)?$/
 const OWN = /^(cli|cli-api|cli-light|cli-loader|function-child)\.(c?js|d\.ts)(\.map)?$/
-// Chunks are named by content hash: the previous build's would pile up. tsc's output of a source that is gone would
-// stay too, be published, and keep dist/ older than the sources (test/setup/build.ts would rebuild on every run).
+const CHUNK = /^cli-chunk-/
+// tsc's output of a source that is gone would stay, be published, and keep dist/ older than the sources
+// (test/setup/build.ts would rebuild on every run). The chunks are pruned once the new ones are written (writeBundle).
 for (const entry of readdirSync('dist', { withFileTypes: true, recursive: true })) {
   if (!entry.isFile()) continue
   const file = join(entry.parentPath, entry.name)
   const top = entry.parentPath === 'dist'
-  if (top && BUNDLE.test(entry.name)) rmSync(file)
-  else if (!(top && OWN.test(entry.name))) {
+  if (top && FORMER.test(entry.name)) rmSync(file)
+  else if (!(top && (OWN.test(entry.name) || CHUNK.test(entry.name) || entry.name === '.bundle-chunks.json'))) {
     const source = join('src', file.slice('dist/'.length)).replace(/\.(js|d\.ts)(\.map)?$/, '.ts')
     if (!existsSync(source)) rmSync(file)
   }
@@ -69,7 +72,8 @@ let later = []
 const faces = {
   name: 'faces',
   // A name the face calls on first use must be a plain function (a class or a value belongs in the light entry).
-  writeBundle(options) {
+  writeBundle(options, bundle) {
+    pruneChunks(options.dir, Object.keys(bundle), { keepPrevious: !packing() })
     const api = createRequire(import.meta.url)(join(process.cwd(), options.dir, 'cli-api.cjs'))
     const wrong = later.filter((name) => typeof api[name] !== 'function' || /^class\b/.test(Function.prototype.toString.call(api[name])))
     if (wrong.length > 0) throw new Error(`not plain functions, add them to the light entry: ${wrong.join(', ')}`)
