@@ -1,7 +1,7 @@
 // SIGKILL of verify while it writes the evidence (SPEC §5: written atomically, temporary file + rename): killed
 // again and again at random moments around the end of a run, the evidence file is always a whole file — the old
 // one or the new one — never a partial one.
-import { readdirSync, rmSync } from 'node:fs'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readEvidenceFile } from '../../src/evidence/store.js'
@@ -15,6 +15,8 @@ const KILLS = 24
 describe('SIGKILL of verify mid-write', { timeout: 120_000 }, () => {
   it(`leaves the old or the new whole file, ${KILLS} times at random moments`, async () => {
     const box = scenario()
+    // What each of the 40 checks prints: 64 KiB of numbered lines.
+    writeFileSync(join(box.dir, 'bulky.txt'), Array.from({ length: 4500 }, (_, i) => `output line ${i}`).join('\n'))
     const started = performance.now()
     const first = await box.verify(['bulky'])
     const fullRunMs = performance.now() - started
