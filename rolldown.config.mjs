@@ -4,16 +4,16 @@
 // CommonJS, so that each file compiles with V8's code cache (src/cli/code-cache.ts); the two files other code reaches
 // by path are ES modules written beside them: dist/cli-api.js, the bundle's public API as a config's import of
 // verify-protocol gets it (src/config/jiti-options.ts), and dist/function-child.js, which starts a function check.
-import { existsSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'rolldown'
 import { packing, pruneChunks } from './scripts/prune-chunks.mjs'
 
 // The ES module entry of the bundle before it became CommonJS: nothing loads it any more.
 const FORMER = /^cli\.js(\.map)?$/
-const OWN = /^(cli|cli-api|cli-light|cli-loader|function-child)\.(c?js|d\.ts)(\.map)?$/
+const OWN = /^(cli|cli-api|cli-light|cli-loader|function-child)\.(c?js|d\.ts)(\.map)?$|^cli-exports\.json$/
 const CHUNK = /^cli-chunk-/
 // tsc's output of a source that is gone would stay, be published, and keep dist/ older than the sources
 // (test/setup/build.ts would rebuild on every run). The chunks are pruned once the new ones are written (writeBundle).
@@ -78,7 +78,7 @@ const faces = {
     const wrong = later.filter((name) => typeof api[name] !== 'function' || /^class\b/.test(Function.prototype.toString.call(api[name])))
     if (wrong.length > 0) throw new Error(`not plain functions, add them to the light entry: ${wrong.join(', ')}`)
   },
-  generateBundle(_options, bundle) {
+  async generateBundle(_options, bundle) {
     const entry = (name) => Object.values(bundle).find((file) => file.type === 'chunk' && file.isEntry && file.name === name)
     const api = entry('cli-api')?.exports.toSorted() ?? []
     const light = entry('cli-light')?.exports ?? []
@@ -99,6 +99,18 @@ const faces = {
         `export const { ${eager.join(', ')} } = load('./cli-light.cjs')\n` +
         later.map((name) => `export function ${name}(...args) {\n  return full().${name}(...args)\n}\n`).join(''),
     })
+    // Where each other export of the package resolves from the package itself (src/config/jiti-options.ts aliases a
+    // config's imports of them): the same for every project, so resolved here, by the same resolver, once.
+    const { resolvePackage } = await import('./dist/config/locate.js')
+    const { name, exports } = JSON.parse(readFileSync('package.json', 'utf8'))
+    const resolved = {}
+    for (const key of Object.keys(exports)) {
+      if (key === '.' || key.includes('*')) continue
+      const found = resolvePackage(`${name}/${key.slice(2)}`, process.cwd())
+      if (!('file' in found)) throw new Error(`the package's export ${key} does not resolve: ${found.error}`)
+      resolved[`${name}/${key.slice(2)}`] = relative(process.cwd(), found.file)
+    }
+    this.emitFile({ type: 'asset', fileName: 'cli-exports.json', source: `${JSON.stringify(resolved, null, 2)}\n` })
     this.emitFile({
       type: 'asset',
       fileName: 'function-child.js',

@@ -20,18 +20,39 @@ export function selfAlias(rootDir: string): Record<string, string> {
   const reached = resolvePackage(TOOL.name, rootDir)
   const library = new URL('./index.js', import.meta.url)
   if (!('file' in reached) || !existsSync(library) || reached.file !== realpathSync(library)) return {}
-  const alias: Record<string, string> = { [TOOL.name]: fileURLToPath(api) }
   // jiti matches an alias as a prefix (`verify-protocol/presets/node` would become `cli-api.js/presets/node`): every
-  // other export of the package is aliased to the file it names, as Node resolves it from the package itself.
+  // other export of the package is aliased to the file it names, as Node resolves it from the package itself — as the
+  // build resolved it (dist/cli-exports.json), else resolved now.
+  const built = builtExports(new URL('./cli-exports.json', import.meta.url), packageDir)
+  const alias: Record<string, string> = { [TOOL.name]: fileURLToPath(api) }
   const { exports } = JSON.parse(readFileSync(`${packageDir}package.json`, 'utf8')) as { exports?: unknown }
   if (exports && typeof exports === 'object' && !Array.isArray(exports)) {
     for (const key of Object.keys(exports)) {
       if (key === '.' || key.includes('*')) continue
-      const found = resolvePackage(`${TOOL.name}/${key.slice(2)}`, packageDir)
-      if ('file' in found) alias[`${TOOL.name}/${key.slice(2)}`] = found.file
+      const specifier = `${TOOL.name}/${key.slice(2)}`
+      const file = built[specifier] ?? resolved(specifier, packageDir)
+      if (file) alias[specifier] = file
     }
   }
   return alias
+}
+
+/** The build's resolutions of the package's exports (paths from the package), made absolute; {} when absent. */
+function builtExports(file: URL, packageDir: string): Record<string, string> {
+  try {
+    const read = JSON.parse(readFileSync(file, 'utf8')) as unknown
+    if (!read || typeof read !== 'object') return {}
+    const paths: Record<string, string> = {}
+    for (const [specifier, path] of Object.entries(read)) if (typeof path === 'string') paths[specifier] = join(packageDir, path)
+    return paths
+  } catch {
+    return {}
+  }
+}
+
+function resolved(specifier: string, packageDir: string): string | undefined {
+  const found = resolvePackage(specifier, packageDir)
+  return 'file' in found ? found.file : undefined
 }
 
 /**

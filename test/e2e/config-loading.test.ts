@@ -1,7 +1,7 @@
 // Loading a config can neither end verify nor hang it (SPEC §3.1, §6.2): process.exit in a config or a preset, a
 // top-level await that never settles, a throw from a timer — each is a config error, exit 2, naming the file, within a
 // time limit (VERIFY_CONFIG_TIMEOUT). Spawns the built CLI on fixtures/config-loading.
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { cleanup, diagnose, fixture, ROOT, runCli, sandbox, STACK_LINE, survivors } from '../helpers/cli.js'
@@ -83,16 +83,18 @@ describe('a config importing verify-protocol, installed as a package', () => {
   // schemas at once, the other functions loaded on their first call.
   const source = `import * as api from 'verify-protocol'
 import { createProtocol, defineProtocol, evidenceFileSchema } from 'verify-protocol'
+import { DEFAULT_MARKERS } from 'verify-protocol/presets/strict'
+import pkg from 'verify-protocol/package.json' with { type: 'json' }
 
 const names = Object.keys(api).filter((name) => api[name] !== undefined).length
 const seed = createProtocol('seed', 'the seed form', [{ id: 'one', name: 'One', command: 'true' }])
 export default defineProtocol({
-  description: \`names \${names}, an empty object is evidence: \${evidenceFileSchema.safeParse({}).success}, seed checks \${seed.checks.length}\`,
+  description: \`names \${names}, an empty object is evidence: \${evidenceFileSchema.safeParse({}).success}, seed checks \${seed.checks.length}, markers \${DEFAULT_MARKERS.length}, package \${pkg.name}\`,
   checks: { a: 'true' },
 })
 `
 
-  test('gets every name of the API, and its functions work', async () => {
+  test('gets every name of the API, and its functions work; the other exports resolve as from the package itself', async () => {
     const box = sandbox()
     mkdirSync(join(box.dir, 'node_modules'))
     symlinkSync(ROOT, join(box.dir, 'node_modules', 'verify-protocol'))
@@ -101,6 +103,18 @@ export default defineProtocol({
     const result = await runCli(['list', '--cwd', box.dir])
     expect(result.code, diagnose(result)).toBe(0)
     const names = Object.keys(await import('../../src/index.js')).length
-    expect(result.stdout).toContain(`names ${names}, an empty object is evidence: false, seed checks 1`)
+    const { DEFAULT_MARKERS } = await import('../../src/presets/strict.js')
+    expect(result.stdout).toContain(
+      `names ${names}, an empty object is evidence: false, seed checks 1, markers ${DEFAULT_MARKERS.length}, package verify-protocol`,
+    )
+  })
+
+  test("the build's resolution of each other export is the resolver's", async () => {
+    const { resolvePackage } = await import('../../src/config/locate.js')
+    const built = JSON.parse(readFileSync(join(ROOT, 'dist', 'cli-exports.json'), 'utf8')) as Record<string, string>
+    const { exports } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }
+    const subpaths = Object.keys(exports).filter((key) => key !== '.' && !key.includes('*'))
+    expect(Object.keys(built).toSorted()).toEqual(subpaths.map((key) => `verify-protocol/${key.slice(2)}`).toSorted())
+    for (const [specifier, path] of Object.entries(built)) expect(resolvePackage(specifier, ROOT)).toEqual({ file: join(ROOT, path) })
   })
 })
