@@ -47,7 +47,7 @@ export function memoryIO(cwd: string, env: NodeJS.ProcessEnv, stdin?: string): M
 /** Runs `verify ...args` in process, with the options and result of the spawned `runCli` (never a signal). */
 export async function runCliInProcess(args: readonly string[], options: CliOptions & { stdin?: string } = {}): Promise<CliResult> {
   // The built CLI (dist/, made by the global setup), not the sources: a function check then starts the built child
-  // (dist/runner/function-child.js, ~0.1 s) as the bin does, not the sources through tsx (~0.6 s each).
+  // (dist/function-child.js, ~0.1 s) as the bin does, not the sources through tsx (~0.6 s each).
   const { cli } = (await import(pathToFileURL(join(ROOT, 'dist', 'cli', 'main.js')).href)) as typeof import('../../src/cli/main.js')
   const started = performance.now()
   const io = memoryIO(options.cwd ?? ROOT, cliEnvironment(options.env), options.stdin)

@@ -1,12 +1,16 @@
 // The library API runs function checks the same way: a protocol loaded from a config runs each in a process of its
 // own (the config is loaded again there); one built in memory cannot be, and runs in the caller's process with the
-// limits docs/function-checks.md states. In process, from the TypeScript sources.
+// limits docs/function-checks.md states. In process, through the built library (dist/) as a user's code imports it:
+// its function checks start the bundle's child.
 import { afterAll, describe, expect, test } from 'vitest'
-import { createProtocol } from '../../src/api.js'
-import { loadVerifyConfig } from '../../src/config/index.js'
-import { runVerification } from '../../src/api.js'
-import { createChecklist } from '../../src/runner/schedule.js'
-import { cleanup, fixture } from '../helpers/cli.js'
+import { cleanup, fixture, ROOT } from '../helpers/cli.js'
+import { pathToFileURL } from 'node:url'
+import { join } from 'node:path'
+
+const built = <T>(path: string) => import(pathToFileURL(join(ROOT, 'dist', path)).href) as Promise<T>
+const { createProtocol, runVerification } = await built<typeof import('../../src/api.js')>('api.js')
+const { loadVerifyConfig } = await built<typeof import('../../src/config/index.js')>('config/index.js')
+const { createChecklist } = await built<typeof import('../../src/runner/schedule.js')>('runner/schedule.js')
 
 afterAll(cleanup)
 
@@ -19,6 +23,7 @@ describe('function checks through the library API', () => {
     const byId = Object.fromEntries(checklist.results.map((r) => [r.id, r]))
     expect(byId.prints?.status).toBe('passed')
     expect(byId.prints?.evidence?.metadata.pid).not.toBe(process.pid)
+    expect(byId.prints?.evidence?.metadata.child).toBe(join(ROOT, 'dist', 'function-child.js'))
     expect(byId.prints?.evidence?.output.text).toContain('console.log sees token ***')
     expect(byId['exit-zero']).toMatchObject({ status: 'error', reason: expect.stringMatching(/process\.exit\(0\)/) })
   })
