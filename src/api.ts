@@ -9,7 +9,7 @@ import { workspaceFingerprint } from './evidence/fingerprint.js'
 import { checkResult } from './evidence/record.js'
 import { executeCheck } from './runner/run-check.js'
 import { baseEnvironment, runChecks, type RunOptions } from './runner/schedule.js'
-import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary } from './types.js'
+import type { CheckResult, Checklist, Environment, ResolvedCheck, ResolvedProtocol, Summary } from './types.js'
 import { summarize } from './verdict/summary.js'
 
 /** A check of the array form: a definition with its id. */
@@ -31,7 +31,7 @@ export interface RunSingleCheckOptions {
   /** The folder the protocol belongs to, for the check's digest (default: the check's cwd). */
   rootDir?: string
   signal?: AbortSignal
-  env?: NodeJS.ProcessEnv
+  env?: Environment
   /** Folder for the full output log; none by default. */
   logDir?: string | null
   graceMs?: number

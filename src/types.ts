@@ -21,6 +21,9 @@ export type {
 
 export type CheckKind = 'command' | 'function' | 'manual'
 
+/** Environment variables, as `process.env` holds them (without needing Node's types to name them). */
+export type Environment = Readonly<Record<string, string | undefined>>
+
 /** What a `run` function check receives. */
 export interface CheckContext {
   /** The folder the check runs in (absolute). */

@@ -13,10 +13,10 @@ import { configInFolder, configNotFound, isFile, PACKAGE_JSON_KEY, projectRootOf
 import { selfAlias, transformCacheDir } from './jiti-options.js'
 import { collectLayers, type Layer } from './layers.js'
 import { mergeConfigObjects } from './merge.js'
+import type { Environment } from '../types.js'
 import { errorSummary, EXPECTED_EXPORT } from './messages.js'
 
-/** Environment variables, as `process.env` holds them. */
-export type Environment = Readonly<Record<string, string | undefined>>
+export type { Environment }
 
 /** Every layer of the project's config, as loaded. */
 export interface LoadedFiles {

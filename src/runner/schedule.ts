@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { relative } from 'node:path'
 import { defaultEvidencePath, logDirOf } from '../defaults.js'
 import { isFailing } from '../status.js'
-import type { CheckResult, Checklist, Reporter, ResolvedCheck, ResolvedProtocol, WorkspaceInfo } from '../types.js'
+import type { CheckResult, Checklist, Environment, Reporter, ResolvedCheck, ResolvedProtocol, WorkspaceInfo } from '../types.js'
 import { checkDigest } from '../evidence/digest.js'
 import { checkResult } from '../evidence/record.js'
 import { protocolRedactor } from '../evidence/redact.js'
@@ -26,7 +26,7 @@ export interface RunOptions {
   /** Folder of full output logs; null writes none. Default `<rootDir>/.verify/logs`. */
   logDir?: string | null
   /** The environment checks inherit. Default `process.env`. */
-  env?: NodeJS.ProcessEnv
+  env?: Environment
   /** Masks secrets in all captured text. */
   transform?: (text: string) => string
   /**
@@ -69,7 +69,7 @@ export function selectChecks(checks: readonly ResolvedCheck[], only?: readonly s
 }
 
 /** The environment every check starts from: defined values only, without what checks must never see. */
-export function baseEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+export function baseEnvironment(env: Environment): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && !WITHHELD_ENV.includes(key)) out[key] = value
