@@ -10,7 +10,7 @@ import { processesWithEnv, scenario } from '../helpers/scenario.js'
 
 afterAll(cleanup)
 
-const KILLS = 24
+const KILLS = 16
 
 describe('SIGKILL of verify mid-write', { timeout: 120_000 }, () => {
   it(`leaves the old or the new whole file, ${KILLS} times at random moments`, async () => {

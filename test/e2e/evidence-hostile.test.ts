@@ -1,6 +1,7 @@
 // Evidence that cannot be trusted (SPEC §5, §6.2): empty, truncated, binary, wrong-schema and huge sparse files.
 // `verify check` says why in one line and exits 3 (incomplete), fast and without a stack trace; `verify run
-// --reuse` runs the checks again and writes a whole, valid file over it.
+// --reuse` runs the checks again and writes a whole, valid file over it. In process, but for the first case, which
+// runs the bin.
 import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readEvidenceFile } from '../../src/evidence/store.js'
@@ -11,7 +12,7 @@ afterAll(cleanup)
 
 let valid = ''
 beforeAll(async () => {
-  const box = scenario()
+  const box = scenario({ inProcess: true })
   const result = await box.verify(['marker'])
   expect(result.code, diagnose(result)).toBe(0)
   valid = readFileSync(box.evidencePath, 'utf8')
@@ -39,8 +40,8 @@ const hostile: [what: string, make: (file: string) => void, reason: RegExp][] = 
 ]
 
 describe('hostile evidence files', { timeout: 60_000 }, () => {
-  it.each(hostile)('%s: `verify check` exits 3 with one line; `run --reuse` writes a valid file', async (_what, make, reason) => {
-    const box = scenario()
+  it.each(hostile)('%s: `verify check` exits 3 with one line; `run --reuse` writes a valid file', async (what, make, reason) => {
+    const box = scenario({ inProcess: what !== hostile[0]?.[0] })
     make(box.evidencePath)
     if (statSync(box.evidencePath).size >= 32 * MIB) expect(statSync(box.evidencePath).blocks * 512).toBeLessThan(MIB)
     const started = performance.now()

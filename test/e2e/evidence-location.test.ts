@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { cleanup, diagnose, ROOT, runCli, STACK_LINE, type CliResult } from '../helpers/cli.js'
+import { runCliInProcess } from '../helpers/in-process.js'
 import { MIB, PROJECT } from '../helpers/scenario.js'
 
 const work = mkdtempSync(join(tmpdir(), 'verify-location-'))
@@ -17,10 +18,22 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true })
 })
 
-/** Runs the reliability project with the given evidence path; the marker check proves whether anything ran. */
-function verify(protocol: string, evidence: string, env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli([protocol, '--evidence', evidence, '--no-color'], { cwd: PROJECT, env: { E2E_TMP: work, ...env }, timeoutMs: 20_000 })
+/**
+ * Runs the reliability project with the given evidence path; the marker check proves whether anything ran. In process
+ * unless `spawned`: what would spin or hang (a special file system) needs a process the test can kill.
+ */
+function verify(
+  protocol: string,
+  evidence: string,
+  { spawned = false, args = [], env = {} }: { spawned?: boolean; args?: string[]; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  return (spawned ? runCli : runCliInProcess)([protocol, '--evidence', evidence, '--no-color', ...args], {
+    cwd: PROJECT,
+    env: { E2E_TMP: work, ...env },
+    timeoutMs: 20_000,
+  })
 }
+const SPECIAL = /^\/(proc|sys)\//
 
 function expectRefusedBeforeRunning(result: CliResult, path: string, advice: RegExp): void {
   expect(result.code, diagnose(result)).toBe(2)
@@ -50,7 +63,7 @@ describe('an evidence location that cannot be written is refused before anything
 
   it.each(['/proc/x.json', '/proc/verify-test/deep/x.json', '/sys/x.json'])('a special file system: %s (no spin, no hang)', async (evidence) => {
     const started = performance.now()
-    const result = await verify('marker', evidence)
+    const result = await verify('marker', evidence, { spawned: true })
     expect(performance.now() - started).toBeLessThan(15_000)
     expectRefusedBeforeRunning(result, evidence, /ordinary disk|not permitted|cannot/)
   })
@@ -89,11 +102,7 @@ describe('a report file that cannot be written is refused before anything runs',
     ['a special file system', () => '/proc/verify-report/junit.xml', /ordinary disk|not permitted|cannot/],
   ])('--reporter junit=<%s>: exit 2, naming the report and the reporter', async (_what, place, advice) => {
     const report = place()
-    const result = await runCli(['marker', '--evidence', freshEvidence(), '--no-color', '--reporter', 'default', '--reporter', `junit=${report}`], {
-      cwd: PROJECT,
-      env: { E2E_TMP: work },
-      timeoutMs: 20_000,
-    })
+    const result = await verify('marker', freshEvidence(), { spawned: SPECIAL.test(report), args: ['--reporter', 'default', '--reporter', `junit=${report}`] })
     expectRefusedBeforeRunning(result, report, advice)
     expect(result.stderr).toMatch(/junit/)
   })
@@ -207,7 +216,7 @@ describe('a full disk (1 MiB tmpfs)', { timeout: 30_000 }, () => {
   it.skipIf(!mounted)('filled by a check: the results are printed, then one error, exit 2', async () => {
     emptyDisk()
     mkdirSync(join(mountPoint, 'filler'))
-    const result = await verify('disk-filler', join(mountPoint, 'ev', 'evidence.json'), { FILL_FILE: join(mountPoint, 'filler', 'zeros') })
+    const result = await verify('disk-filler', join(mountPoint, 'ev', 'evidence.json'), { env: { FILL_FILE: join(mountPoint, 'filler', 'zeros') } })
     expect(result.code, diagnose(result)).toBe(2)
     expect(result.stdout).toMatch(/1 passed/)
     expect(result.stdout).toMatch(/Verdict\s+APPROVED/)

@@ -1,13 +1,15 @@
 // Reliability: concurrent runs on one evidence file (SPEC §4 "one run at a time per evidence file"). A second writer
 // is refused with who holds the lock and since when (exit 2), or waits with --wait; a lock left by a dead run is
-// taken over; the lock is released on every way out; reading commands do not take it.
+// taken over; the lock is released on every way out; reading commands do not take it. The runs that meet a held lock
+// run in process, against a holder that is a spawned run (or a lock file); runs that queue, and the signals, spawn.
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { startTimeOf } from '../../src/runner/procfs.js'
-import { cleanup, diagnose, fixture, runCli, sandbox, startCli, waitForFile } from '../helpers/cli.js'
+import { cleanup, diagnose, fixture, sandbox, startCli, waitForFile } from '../helpers/cli.js'
+import { runCliInProcess } from '../helpers/in-process.js'
 import { project, removeProjects } from '../helpers/project.js'
 
 afterAll(async () => {
@@ -26,7 +28,7 @@ async function deadPid(): Promise<number> {
 
 describe('one run at a time per evidence file', () => {
   test("while a run holds the evidence, two more runs are refused at once naming the holder; the evidence and logs stay the first run's", async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const first = box.start(['hold', '--cwd', LOCK])
     await waitForFile(box.path('holder.started'))
     const [second, third] = await Promise.all([box.run(['hold', '--cwd', LOCK]), box.run(['hold', '--cwd', LOCK])])
@@ -66,7 +68,7 @@ describe('one run at a time per evidence file', () => {
   })
 
   test('--wait=<duration> gives up after that long with exit 2', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const first = box.start(['hold', '--cwd', LOCK])
     await waitForFile(box.path('holder.started'))
     const waited = await box.run(['hold', '--cwd', LOCK, '--wait=700ms'])
@@ -88,7 +90,7 @@ describe('one run at a time per evidence file', () => {
       // Our own pid is alive, but its start time is not the one recorded: a reused pid, not the holder.
       { pid: process.pid, startTime: '1' },
     ]) {
-      const box = sandbox()
+      const box = sandbox({ inProcess: true })
       writeFileSync(`${box.evidencePath}.lock`, JSON.stringify({ ...holder, hostname: hostname(), command: 'verify run', since: '2026-01-01T00:00:00.000Z' }))
       const result = await box.run(['timed', '--cwd', LOCK])
       expect(result.code, diagnose(result)).toBe(0)
@@ -98,7 +100,7 @@ describe('one run at a time per evidence file', () => {
   })
 
   test('a lock whose holder is alive is respected, on this machine and on another', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const live = { pid: process.pid, startTime: startTimeOf(process.pid), hostname: hostname(), command: 'verify run', since: new Date().toISOString() }
     writeFileSync(`${box.evidencePath}.lock`, JSON.stringify(live))
     const here = await box.run(['timed', '--cwd', LOCK])
@@ -113,13 +115,13 @@ describe('one run at a time per evidence file', () => {
   })
 
   test('approve and merge take the lock too; check, which only reads, does not', async () => {
-    const shard = sandbox()
+    const shard = sandbox({ inProcess: true })
     expect((await shard.run(['timed', '--shard', '1/1', '--cwd', LOCK])).code).toBe(0)
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const first = box.start(['hold', '--cwd', LOCK])
     await waitForFile(box.path('holder.started'))
     const approveArgs = ['approve', 'review', '--protocol', 'manual', '--by', 'Ann', '--cwd', LOCK, '--evidence', box.evidencePath]
-    const approve = await runCli(approveArgs)
+    const approve = await runCliInProcess(approveArgs)
     expect(approve.code, diagnose(approve)).toBe(2)
     expect(approve.stderr).toContain(`pid ${first.child.pid}`)
     expect(existsSync(box.path('approvals.json'))).toBe(false)
@@ -131,7 +133,7 @@ describe('one run at a time per evidence file', () => {
     expect(check.code).toBe(3)
     writeFileSync(box.path('go'), '')
     expect((await first.done).code).toBe(0)
-    const approved = await runCli(approveArgs)
+    const approved = await runCliInProcess(approveArgs)
     expect(approved.code, diagnose(approved)).toBe(0)
     expect(existsSync(`${box.evidencePath}.lock`)).toBe(false)
   })

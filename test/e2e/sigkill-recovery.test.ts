@@ -1,7 +1,7 @@
 // Reliability: verify itself SIGKILLed mid-run (SPEC §4: "leftovers of a run that was killed are cleaned by the next
 // run"). The run keeps a registry of its live groups; the next run kills what a dead run left (by group, checking
 // start times, and by the run's environment tag), removes half-written files of dead writers, and says so — and
-// never touches a process whose pid merely matches.
+// never touches a process whose pid merely matches. The runs killed are spawned; the runs after them, in process.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
@@ -40,7 +40,7 @@ function litter(box: Sandbox): string[] {
 
 describe('after verify is SIGKILLed', () => {
   test('the next run kills the processes it left (trees, an escapee, a background sleep), removes its temp files and says so', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const killed = box.start(['busy', '--cwd', SIGKILL])
     for (const name of ['tree.pids', 'escape.pid', 'background.pids']) await waitForFile(box.path(name))
     killed.child.kill('SIGKILL')
@@ -66,7 +66,7 @@ describe('after verify is SIGKILLed', () => {
   })
 
   test("a pid in a dead run's registry that now belongs to another process (other start time) is left alone", async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     const decoy = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' })
     try {
       mkdirSync(box.path('run'), { recursive: true })
@@ -89,7 +89,7 @@ describe('after verify is SIGKILLed', () => {
   })
 
   test('SIGKILL at random moments, many times: each next run cleans up, and in the end nothing is left', async () => {
-    const box = sandbox()
+    const box = sandbox({ inProcess: true })
     for (let round = 0; round < 8; round++) {
       const run = box.start(['busy', '--cwd', SIGKILL])
       await sleep(150 + Math.floor(Math.random() * 1200))

@@ -7,12 +7,15 @@ import { fixture, sandbox, type CliOptions, type CliResult, type RunningCli, typ
 export const PROJECT = fixture('reliability')
 export const MIB = 1024 * 1024
 
-/** A sandbox whose runs use the reliability fixture project (cwd) and its own evidence, logs and pid files. */
-export function scenario(): Sandbox & {
+/**
+ * A sandbox whose runs use the reliability fixture project (cwd) and its own evidence, logs and pid files. With
+ * `inProcess`, `verify` runs the CLI in the test's process (only the `marker` protocol reads $E2E_TMP at run time).
+ */
+export function scenario(mode: { inProcess?: boolean } = {}): Sandbox & {
   verify(args: readonly string[], options?: CliOptions): Promise<CliResult>
   spawn(args: readonly string[], options?: CliOptions): RunningCli
 } {
-  const box = sandbox()
+  const box = sandbox(mode)
   return {
     ...box,
     verify: (args, options) => box.run(args, { cwd: PROJECT, ...options }),
