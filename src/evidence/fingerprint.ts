@@ -49,11 +49,16 @@ export async function workspaceFingerprint(rootDir: string, options: Fingerprint
   const { tree, dirty, submodules: inner } = await work
   const folder = repo.prefix.replace(/\/$/, '')
   const submodules = Object.keys(inner).length > 0 ? { submodules: inner } : {}
-  return {
+  const workspace = {
     fingerprint: sha256(canonicalJson({ folder, tree, ...submodules })),
     git: { head: repo.head, tree, dirty, ...submodules },
   }
+  repos.set(workspace, { rootDir, top: repo.top, prefix: repo.prefix })
+  return workspace
 }
+
+/** The repository each fingerprint was computed in: its checks' inputs are listed there without asking git again. */
+const repos = new WeakMap<WorkspaceInfo, { rootDir: string; top: string; prefix: string }>()
 
 function computeTree(repo: Repo, rootDir: string, leaveOut: readonly string[]): Promise<WorkTree> {
   // Paths from the top, found through rootDir and its prefix: the top git prints may be a symlink's target.
@@ -179,7 +184,9 @@ function treeListing(rootDir: string, workspace: WorkspaceInfo): Promise<{ folde
 }
 
 async function listTree(rootDir: string, workspace: WorkspaceInfo): Promise<{ folder: string; entries: InputFile[] }> {
-  const [top = '', prefix = ''] = (await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix'])).split('\n')
+  const known = repos.get(workspace)
+  const [top = '', prefix = ''] =
+    known?.rootDir === rootDir ? [known.top, known.prefix] : (await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix'])).split('\n')
   const submodules = workspace.git?.submodules ?? {}
   const entries: InputFile[] = []
   const walk = async (cwd: string, tree: string, base: string): Promise<void> => {
