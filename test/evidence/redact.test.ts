@@ -143,3 +143,45 @@ describe('redactDeep and hostile keys', () => {
     expect(Object.getPrototypeOf((out as { metadata: object }).metadata)).toBe(Object.prototype)
   })
 })
+
+describe('the forms are searched for first, then masked by one RegExp', () => {
+  const secrets = [SECRET, `${SECRET}-longer`, 'db"pa\\ss/w0rd+31', 'p@ss word+%']
+  const texts = [
+    `token=${SECRET}-longer and ${SECRET}`,
+    `{"token":${JSON.stringify(secrets[2])}} q=${encodeURIComponent(secrets[3] as string)}`,
+    `x ${wrap(Buffer.from(`ab${SECRET}`).toString('base64'), 7, '\r\n')} y`,
+    `${Buffer.from(SECRET).toString('base64url')} ${Buffer.from(`${secrets[1]}`).toString('base64')}`,
+    'nothing secret here\n',
+    '',
+  ]
+  /** A redactor that has already seen more text than it searches through first: from then on, one RegExp of all. */
+  function past(redact: ReturnType<typeof createRedactor>) {
+    const line = `${'.'.repeat(99)}\n`
+    redact(line.repeat(50_000))
+    return redact
+  }
+
+  it('masks every text as the RegExp of all the forms does, longest form first', () => {
+    const fresh = createRedactor(secrets)
+    const seasoned = past(createRedactor(secrets))
+    for (const text of texts) {
+      expect(fresh(text), text).toBe(seasoned(text))
+      for (const secret of secrets) expect(fresh(text)).not.toContain(secret)
+      expect(base64Leak(fresh(text), SECRET)).toBe(false)
+    }
+    expect(fresh(`token=${SECRET}-longer`)).toBe('token=***')
+  })
+
+  it('cuts a stream where the RegExp of all the forms would', () => {
+    const fresh = createRedactor(secrets)
+    const seasoned = past(createRedactor(secrets))
+    for (const text of texts) {
+      for (let cut = 0; cut <= text.length; cut++) expect(fresh.safeCut?.(text, cut), `${text} @${cut}`).toBe(seasoned.safeCut?.(text, cut))
+    }
+  })
+
+  it('a pattern that matches the empty string does not stop the cut search', () => {
+    const redact = createRedactor([SECRET], [/x*/u])
+    expect(redact.safeCut?.(`😀 ab${SECRET}cd`, 8)).toBe(5)
+  })
+})
