@@ -144,6 +144,12 @@ describe('redactDeep and hostile keys', () => {
   })
 })
 
+/** A redactor that has already seen more text than it searches through first: from then on, one RegExp of all. */
+function past(redact: ReturnType<typeof createRedactor>) {
+  redact(`${'.'.repeat(99)}\n`.repeat(50_000))
+  return redact
+}
+
 describe('the forms are searched for first, then masked by one RegExp', () => {
   const secrets = [SECRET, `${SECRET}-longer`, 'db"pa\\ss/w0rd+31', 'p@ss word+%']
   const texts = [
@@ -154,12 +160,6 @@ describe('the forms are searched for first, then masked by one RegExp', () => {
     'nothing secret here\n',
     '',
   ]
-  /** A redactor that has already seen more text than it searches through first: from then on, one RegExp of all. */
-  function past(redact: ReturnType<typeof createRedactor>) {
-    const line = `${'.'.repeat(99)}\n`
-    redact(line.repeat(50_000))
-    return redact
-  }
 
   it('masks every text as the RegExp of all the forms does, longest form first', () => {
     const fresh = createRedactor(secrets)
