@@ -41,7 +41,7 @@ describe('verify hook claude-code', () => {
     const reason = answer.reason as string
     expect(reason).toContain('REJECTED')
     expect(reason).toContain('test (Unit tests) — failed: exit code 1')
-    expect(reason).toContain('$ node tools/test.mjs')
+    expect(reason).toContain('$ sh tools/test.sh')
     expect(reason).toContain('AssertionError: expected -1 to be 3')
     expect(reason).toContain('npx verify run --reuse')
     expect(answer.systemMessage).toBeUndefined()
