@@ -1,11 +1,12 @@
 // `verify hook <agent>`: the verdict decides whether the agent may stop; everything that goes wrong blocks; the loop
 // is bounded. Driven with the JSON each agent sends, in fixture projects.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { cleanup, readPids, survivors } from '../../helpers/cli.js'
 import { project, removeProjects, type Project } from '../../helpers/project.js'
+import { blockKey } from '../../../src/integrations/agents/block-count.js'
 import { blockCounts, hookInProcess, hookSpawned, stopEvent } from './helpers.js'
 
 afterEach(cleanup)
@@ -186,6 +187,10 @@ describe('verify hook claude-code', () => {
     for (let i = 0; i < 4; i++)
       answers.push((await hookInProcess(['claude-code', '--max-blocks', '2'], stopEvent(q, { stop_hook_active: i > 0, session_id: session }), env(q))).answer)
     expect(answers.map((a) => a.decision)).toEqual(['block', 'block', undefined, 'block'])
+    // The count was kept in the temp dir's folder for this project; the test removes it.
+    const fallback = join(tmpdir(), `verify-hook-${blockKey('project', q.dir, '')}`)
+    expect(existsSync(join(fallback, 'hook-blocks.json'))).toBe(true)
+    rmSync(fallback, { recursive: true, force: true })
   })
 
   it('counts concurrent subagent stops of one session without losing any', async () => {
