@@ -1,0 +1,92 @@
+// readIndex and indexTree: git's index file read by verify itself, checked against what git says of the same index.
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { indexTree, readIndex } from '../../src/evidence/git-index.js'
+import { fingerprint, git, removeTemporaryDirs, repo, temporaryDir, write } from '../helpers/git-repo.js'
+
+afterEach(removeTemporaryDirs)
+
+/** What `git ls-files -v -s` says of the index, in readIndex's shape. */
+function listed(root: string) {
+  return git(root, 'ls-files', '-v', '-s', '-z')
+    .split('\0')
+    .filter(Boolean)
+    .map((line) => {
+      const [tag = '', mode = ''] = line.slice(0, line.indexOf('\t')).split(' ')
+      return { path: line.slice(line.indexOf('\t') + 1), mode, assumeUnchanged: tag !== tag.toUpperCase(), skipWorktree: tag.toUpperCase() === 'S' }
+    })
+}
+
+describe('readIndex', () => {
+  it.each([
+    ['2', 'sha1'],
+    ['3', 'sha1'],
+    ['4', 'sha1'],
+    ['4', 'sha256'],
+  ])('reads index version %s (%s) as git lists it: paths, modes and flags', async (version, format) => {
+    const root = temporaryDir()
+    git(root, 'init', '-q', `--object-format=${format}`, '-b', 'main')
+    const files = ['a.txt', 'dir/b.txt', 'dir/sub/c.txt', 'dir/sub/ç long name é.txt', 'z.sh']
+    for (const file of files) write(root, file, `${file}\n`)
+    chmodSync(join(root, 'z.sh'), 0o755)
+    git(root, 'add', '-A')
+    git(root, 'update-index', '--assume-unchanged', 'a.txt')
+    if (version !== '2') git(root, 'update-index', '--skip-worktree', 'dir/sub/c.txt')
+    git(root, 'update-index', '--index-version', version)
+    const entries = await readIndex(join(root, '.git/index'), format === 'sha256' ? 32 : 20)
+    expect(entries).toEqual(listed(root))
+    expect(entries?.filter((e) => e.assumeUnchanged).map((e) => e.path)).toEqual(['a.txt'])
+  })
+
+  it.each([
+    ['2', 'sha1'],
+    ['3', 'sha1'],
+    ['4', 'sha1'],
+    ['4', 'sha256'],
+  ])('reads the tree of index version %s (%s) from its cache-tree only while git keeps it whole', async (version, format) => {
+    const root = temporaryDir()
+    const bytes = format === 'sha256' ? 32 : 20
+    const index = join(root, '.git/index')
+    git(root, 'init', '-q', `--object-format=${format}`, '-b', 'main')
+    for (const file of ['a.txt', 'dir/b.txt', 'dir/sub/ç long name é.txt', `dir/${'n'.repeat(200)}.txt`]) write(root, file, `${file}\n`)
+    git(root, 'add', '-A')
+    git(root, 'update-index', '--index-version', version)
+    // Added, never written as a tree: no cache-tree yet.
+    expect(await indexTree(index, bytes)).toBeNull()
+    git(root, 'commit', '-q', '-m', 'first')
+    expect(await indexTree(index, bytes)).toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
+    // An added edit invalidates the trees above it; write-tree makes them whole again.
+    write(root, 'dir/sub/ç long name é.txt', 'edited\n')
+    git(root, 'add', '-A')
+    expect(await indexTree(index, bytes)).toBeNull()
+    const written = git(root, 'write-tree').trim()
+    expect(written).not.toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
+    expect(await indexTree(index, bytes)).toBe(written)
+    git(root, 'rm', '-q', '--cached', 'a.txt')
+    expect(await indexTree(index, bytes)).toBeNull()
+  })
+
+  it('gives no tree for an index it cannot read: none, split, truncated', async () => {
+    const root = repo()
+    const index = join(root, '.git/index')
+    expect(await indexTree(index, 20)).toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
+    writeFileSync(join(root, 'truncated'), readFileSync(index).subarray(0, readFileSync(index).length - 30))
+    expect(await indexTree(join(root, 'truncated'), 20)).toBeNull()
+    expect(await indexTree(join(root, '.git/none'), 20)).toBeNull()
+    git(root, 'update-index', '--split-index')
+    expect(await indexTree(index, 20)).toBeNull()
+  })
+
+  it('gives null for what it does not read (a split index) and [] for no index', async () => {
+    const root = repo()
+    git(root, 'update-index', '--split-index')
+    expect(await readIndex(join(root, '.git/index'), 20)).toBeNull()
+    expect(await readIndex(join(root, '.git/none'), 20)).toEqual([])
+    // The fingerprint asks git instead, and sees the same.
+    const before = await fingerprint(root)
+    git(root, 'update-index', '--assume-unchanged', 'src/a.ts')
+    write(root, 'src/a.ts', 'edited\n')
+    expect(await fingerprint(root)).not.toBe(before)
+  })
+})
