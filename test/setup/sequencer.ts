@@ -2,7 +2,7 @@
 // end-to-end files next, then the rest, each group largest file first. Vitest's own order runs the largest files first,
 // or with the timings of an earlier run the longest first; either way some short files that spawn the CLI came last
 // and made the run's tail: on two cores a fresh clone's suite took 95 s, a second run 78–82 s, and this order 69–71 s
-// either way (5 workers).
+// either way.
 import { relative } from 'node:path'
 import { statSync } from 'node:fs'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
