@@ -25,8 +25,12 @@ import * as vm from 'node:vm'
 /** More files than a few builds leave: the folder is emptied before it grows without bound. */
 const MAX_FILES = 400
 const COMPILE = '_compile'
-/** jiti's runtime (190 kB), which every config load requires; it makes no import() of its own (its entry hands it one). */
-const JITI_RUNTIME = `${sep}node_modules${sep}jiti${sep}dist${sep}jiti.cjs`
+/**
+ * jiti's runtime (190 kB), which every config load requires, and its TypeScript transform (babel, 1.5 MB), which a
+ * config file loads when jiti has no transform of it cached yet (a fresh clone, after `npm ci`). Neither makes an
+ * import() of its own (jiti's entry hands the runtime one).
+ */
+const JITI_FILES = [`${sep}node_modules${sep}jiti${sep}dist${sep}jiti.cjs`, `${sep}node_modules${sep}jiti${sep}dist${sep}babel.cjs`]
 
 interface Pending {
   script: vm.Script
@@ -52,7 +56,8 @@ function installCompiler(root: string, folder: string | null): void {
   const proto = Module.prototype as unknown as Record<typeof COMPILE, Compile>
   const compile = proto[COMPILE]
   proto[COMPILE] = function (content, filename) {
-    if (!filename.endsWith('.cjs') || !(filename.startsWith(root) || filename.endsWith(JITI_RUNTIME))) return compile.call(this, content, filename)
+    if (!filename.endsWith('.cjs') || !(filename.startsWith(root) || JITI_FILES.some((jiti) => filename.endsWith(jiti))))
+      return compile.call(this, content, filename)
     const file = folder ? join(folder, `${createHash('sha256').update(content).digest('hex').slice(0, 40)}.bin`) : null
     let cachedData: Buffer | undefined
     try {

@@ -1,6 +1,7 @@
 // V8's code cache of the bundled CLI (src/cli/code-cache.ts, docs/performance.md): the same results from cached code
 // as from the source, data that is not V8's for that source (or damaged) refused, the cache kept beside verify's own
 // install, and a folder another user could write never used.
+import { createHash } from 'node:crypto'
 import {
   chmodSync,
   chownSync,
@@ -47,6 +48,9 @@ const cacheFiles = (base: string): string[] => {
   return readdirSync(base).flatMap((version) => readdirSync(join(base, version)).map((name) => join(base, version, name)))
 }
 
+/** The name of a source file's cache data: the SHA-256 of its source. */
+const cacheName = (source: string): string => `${createHash('sha256').update(readFileSync(source, 'utf8')).digest('hex').slice(0, 40)}.bin`
+
 describe.skipIf(process.getuid === undefined)('the code cache', () => {
   it('runs a custom reporter module from cached code as from the source; refuses data that is not for that source', async () => {
     const install = installed()
@@ -70,6 +74,12 @@ describe.skipIf(process.getuid === undefined)('the code cache', () => {
     expect(existsSync(join(install.dir, `verify-protocol-${process.getuid?.()}`))).toBe(false)
     expectReported(await run({}))
     expectReported(await run({}))
+    // A config jiti has no transform of (a fresh clone): its TypeScript transform, babel, is compiled from the cache too.
+    const babel = cacheName(join(ROOT, 'node_modules', 'jiti', 'dist', 'babel.cjs'))
+    expect(written.some((file) => file.endsWith(babel))).toBe(false)
+    expectReported(await run({ JITI_FS_CACHE: 'false' }))
+    expect(cacheFiles(install.cache).filter((file) => file.endsWith(babel))).toHaveLength(1)
+    expectReported(await run({ JITI_FS_CACHE: 'false' }))
     // Damaged data — bytes flipped inside it, which V8 does not check and would crash on —, one file's data under
     // another file's name, and garbage: each is compiled from its source again, and the run is the same.
     const [first, second, third, ...rest] = written as [string, string, string, ...string[]]
