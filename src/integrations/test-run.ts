@@ -1,7 +1,10 @@
 // Test evidence recorded where the tests already ran (SPEC §11): a test runner's reporter hands over what its run
 // showed; this binds it to the code as it was when the run started and merges it into the evidence file.
 import { createHash, randomUUID } from 'node:crypto'
+import { realpathSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { split } from 'shlex'
 import type { Environment } from '../config/index.js'
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
@@ -62,8 +65,10 @@ export function plainError(error: unknown): unknown {
 }
 
 // `test.only(`, `it.concurrent.only(`, `describe.only(`, `fit(`, `fdescribe(`: focused tests make the runner skip the
-// others. Neither runner reports focus to reporters, so the source of files that skipped tests is read.
-const FOCUS = /\b(?:test|it|describe|suite)\b[\w.]*\.only\b|\b(?:fit|fdescribe)\s*\(/
+// others. Neither runner reports focus to reporters, so the source of files that skipped tests is read: any `.only`
+// or `['only']` counts, whatever it is called on (`const t = test; t.only(…)`), at the price of a file that skipped
+// tests and calls some other `.only` being taken for focused.
+const FOCUS = /\.\s*only\b|\[\s*(['"`])only\1\s*\]|\b(?:fit|fdescribe)\s*\(/
 
 /** The first of these test files that focuses tests with `.only` (they skipped tests), or null. */
 export async function focusedFile(files: Iterable<string>): Promise<string | null> {
@@ -72,6 +77,39 @@ export async function focusedFile(files: Iterable<string>): Promise<string | nul
     if (FOCUS.test(source)) return file
   }
   return null
+}
+
+/**
+ * Does the check's own command give `value` (an option's value: a config file, a folder) — the same word, or a path
+ * that resolves to the same place from the check's folder? Then a run started with it is the check's own run.
+ */
+export function commandNames(check: ResolvedCheck, value: string, from: string): boolean {
+  const { command } = check
+  if (!command) return false
+  let words: string[]
+  try {
+    words = typeof command === 'string' ? split(command) : [...command]
+  } catch {
+    words = typeof command === 'string' ? command.split(/\s+/) : []
+  }
+  const target = resolve(from, value)
+  return words.some((word) => {
+    const given = word.startsWith('-') && word.includes('=') ? word.slice(word.indexOf('=') + 1) : word
+    return given === value || resolve(check.cwd, given) === target
+  })
+}
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return resolve(path)
+  }
+}
+
+/** Are two paths the same folder, links followed? */
+export function samePlace(a: string, b: string): boolean {
+  return realPath(a) === realPath(b)
 }
 
 /** Picks the check a reporter stands for: the one named, else the protocol's only `test_pass` check. */
@@ -83,6 +121,12 @@ export function testCheckOf(session: EvidenceSession, id: string | undefined): R
       throw new VerifyError(
         'E_USAGE',
         `No check "${id}" in protocol "${protocol.name}" (the reporter's \`check\` option). Checks: ${protocol.checks.map((c) => c.id).join(', ')}.`,
+      )
+    // A test run proves tests, never a build or a lint: it stands only for a test_pass check.
+    if (check.evidenceType !== 'test_pass')
+      throw new VerifyError(
+        'E_USAGE',
+        `Check "${id}" of protocol "${protocol.name}" is a ${check.evidenceType} check (the reporter's \`check\` option): a test run can stand only for a test_pass check.`,
       )
     return check
   }
@@ -115,8 +159,9 @@ function judgeRun(facts: TestRunFacts): Pick<CheckResult, 'status' | 'reason'> {
   if (facts.interrupted) return { status: 'cancelled', reason: `${by} was interrupted` }
   if (facts.failed > 0) return { status: 'failed', reason: `${facts.failed} of ${plural(ran, 'test')} failed` }
   if (facts.errors.length > 0) return { status: 'failed', reason: `${plural(facts.errors.length, 'error')} outside tests: ${facts.errors[0]?.split('\n')[0]}` }
-  if (ran === 0) return { status: 'failed', reason: `${by} ran no tests` }
+  // A filtered run that matched nothing proves nothing either way: it does not count, and is no failure of the suite.
   if (facts.notFull) return { status: 'stale', reason: `${by} does not count: ${facts.notFull}` }
+  if (ran === 0) return { status: 'failed', reason: `${by} ran no tests` }
   return { status: 'passed', reason: null }
 }
 

@@ -1,6 +1,6 @@
 // The Jest reporter end to end with real Jest 30 runs in a CommonJS project: Jest loads this ES module package's
 // reporter, which records the test check's evidence; filtered and focused runs do not count.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import { cleanup } from '../helpers/cli.js'
@@ -59,9 +59,38 @@ describe('the Jest reporter', () => {
     expect(checkLine(check.stdout, 'test')).toContain(`recorded by a jest run that does not count: ${why}`)
   })
 
+  test.each([
+    { name: 'an ignore pattern', args: ['--testPathIgnorePatterns', 'sum'], why: 'Jest was started with --testPathIgnorePatterns sum' },
+    { name: 'a test match', args: ['--test-match=**/add.test.js'], why: 'Jest was started with --test-match **/add.test.js' },
+    {
+      name: 'a config of its own',
+      args: ['-c', JSON.stringify({ testMatch: ['**/add.test.js'], reporters: ['verify-protocol/jest/reporter'] })],
+      why: 'Jest was started with -c',
+    },
+  ])('a run set up otherwise than the check ($name) does not count', { timeout: 90_000 }, async ({ args, why }) => {
+    const p = runnerProject('jest-reporter', { git: true })
+    const run = await jest(p.dir, args)
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({ fullRun: false, notFull: expect.stringContaining(why) })
+    expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(3)
+  })
+
+  test('the reporter stands only for a test_pass check: its `check` option cannot name another', { timeout: 90_000 }, async () => {
+    const p = runnerProject('jest-reporter', { git: true })
+    p.write('verify.config.mts', p.read('verify.config.mts').replace('checks: {', "checks: {\n    build: 'exit 1',"))
+    const reporters = [['verify-protocol/jest/reporter', { check: 'build' }]]
+    const run = await jest(p.dir, ['-c', JSON.stringify({ testMatch: ['<rootDir>/test/**/*.test.js'], reporters })])
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(
+      /^verify-protocol: Check "build" of protocol "default" is a build_success check .*: a test run can stand only for a test_pass check\.$/m,
+    )
+    expect(existsSync(p.evidencePath)).toBe(false)
+  })
+
   test('focused tests (.only) do not count', { timeout: 90_000 }, async () => {
     const p = runnerProject('jest-reporter', { git: true })
-    p.write('test/focus.test.js', "test.only('focused', () => expect(1).toBe(1))\ntest('left out', () => expect(1).toBe(1))\n")
+    // Called through another name: any `.only` in a file that skipped tests is taken for focus.
+    p.write('test/focus.test.js', "const t = test\nt.only('focused', () => expect(1).toBe(1))\ntest('left out', () => expect(1).toBe(1))\n")
     const run = await jest(p.dir, [])
     expect(run.code, run.stdout + run.stderr).toBe(0)
     expect(p.check('test').evidence?.recordedBy?.notFull).toBe('tests focused with .only / fit in test/focus.test.js: the others were skipped')

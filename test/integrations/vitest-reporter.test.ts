@@ -67,6 +67,8 @@ describe('the Vitest reporter', () => {
 
   test.each([
     { name: 'a name filter', args: ['-t', 'small'], why: 'tests filtered by name (-t /small/)' },
+    // Filtered down to nothing: no failure of the suite either.
+    { name: 'a name filter that matches nothing', args: ['-t', 'nothing-has-this-name'], why: 'tests filtered by name (-t /nothing-has-this-name/)' },
     { name: 'a file filter', args: ['test/sum.test.ts'], why: '1 of 2 test files ran' },
     { name: 'a shard', args: ['--shard=1/2'], why: 'a shard of the suite (--shard 1/2)' },
     { name: 'an --exclude', args: ['--exclude', 'test/sum.test.ts'], why: 'test files left out on the command line (--exclude test/sum.test.ts)' },
@@ -104,11 +106,38 @@ describe('the Vitest reporter', () => {
     })
   })
 
-  test('the reporter form (`reporters: [..., "verify-protocol/vitest/reporter"]`) records too', async () => {
+  test('the reporter form (`reporters: [..., "verify-protocol/vitest/reporter"]`) records too, with the config the check names', async () => {
     const p = runnerProject('vitest-reporter', { git: true })
-    const run = await vitest(p.dir, ['--config', 'vitest.reporters.config.ts'])
+    p.write('verify.config.ts', p.read('verify.config.ts').replace('vitest.mjs run ', 'vitest.mjs run --config vitest.reporters.config.ts '))
+    const run = await vitest(p.dir, ['--config', './vitest.reporters.config.ts'])
     expect(run.code, run.stdout + run.stderr).toBe(0)
     expect(p.check('test').evidence?.recordedBy).toMatchObject({ runner: 'vitest', fullRun: true })
+  })
+
+  test.each([
+    { name: '--dir', args: ['--dir', 'test/more'], why: 'Vitest was started with --dir test/more' },
+    { name: 'a config of its own', args: ['--config', 'narrow.config.ts'], why: 'Vitest was started with --config narrow.config.ts' },
+    { name: 'another folder', args: ['--root', '..'], cwd: 'test', why: 'Vitest ran in test, not in the folder the "test" check runs in' },
+  ])('a run set up otherwise than the check ($name) does not count', async ({ args, cwd, why }) => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    // Inside test/more, the config's `include` (test/**/*.test.ts) finds this file alone.
+    p.write('test/more/test/more.test.ts', "import { expect, test } from 'vitest'\ntest('more', () => expect(1).toBe(1))\n")
+    p.write('narrow.config.ts', p.read('vitest.config.ts').replace('test/**/*.test.ts', 'test/more/**/*.test.ts'))
+    const run = await vitest(cwd ? p.path(cwd) : p.dir, args)
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({ fullRun: false, notFull: expect.stringContaining(why) })
+    expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(3)
+  })
+
+  test('a merge of earlier blob reports does not count', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    const blobs = join(p.outside, 'blobs')
+    // Blobs of a run inside verify (which records nothing itself), merged later: the code may have changed since.
+    const blob = await vitest(p.dir, ['--reporter=blob', `--outputFile=${join(blobs, 'blob.json')}`], { VERIFY_CHECK_ID: 'test' })
+    expect(blob.code, blob.stdout + blob.stderr).toBe(0)
+    const merged = await runTool(VITEST_BIN, ['--mergeReports', blobs], p.dir)
+    expect(merged.code, merged.stdout + merged.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({ fullRun: false, notFull: expect.stringContaining('--mergeReports') })
   })
 
   test('a protocol with no test_pass check fails the run at its start, in one paragraph', async () => {

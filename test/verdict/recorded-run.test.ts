@@ -54,6 +54,16 @@ describe('evidence recorded by a test runner', () => {
     expect(validity.issues).toEqual(['Tests: the evidence records a failure'])
   })
 
+  it('proves only a test_pass check: a runner never stands for a build, a lint or any other check', () => {
+    const build = { id: 'build', name: 'Build', evidenceType: 'command_success' }
+    const forged = { ...recorded({}), type: 'command_success' }
+    expect(checkEvidence(build, forged, context).issues).toEqual([
+      'Build: recorded by a vitest reporter, but only a test_pass check can be: a test run proves no other kind of check',
+    ])
+    // A failed recording of such a check stays refused too.
+    expect(checkEvidence(build, { ...forged, passed: false }, context).valid).toBe(false)
+  })
+
   it('still binds recorded evidence to the code and the clock', () => {
     expect(checkEvidence(check, recorded({}), { ...context, fingerprint: 'sha256:other' }).valid).toBe(false)
     expect(checkEvidence(check, recorded({}), { ...context, now: new Date(NOW.getTime() + 600_000) }).valid).toBe(false)

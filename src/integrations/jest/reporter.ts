@@ -3,10 +3,10 @@
 // so only the fields read here are typed.
 import { createRequire } from 'node:module'
 import { join, relative } from 'node:path'
-import type { TestFailure } from '../../types.js'
+import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import { focusedFile, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
+import { commandNames, samePlace, focusedFile, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
 export interface JestGlobalConfig {
@@ -83,6 +83,41 @@ export function partialRunReason(config: JestGlobalConfig): string | null {
   return null
 }
 
+/** Jest options that change which files are the suite; given on the command line, they make another suite. */
+const SUITE_OPTIONS = new Set([
+  'c',
+  'config',
+  'rootDir',
+  'roots',
+  'projects',
+  'selectProjects',
+  'ignoreProjects',
+  'testMatch',
+  'testRegex',
+  'testPathIgnorePatterns',
+  'modulePathIgnorePatterns',
+])
+
+const camel = (name: string): string => name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase())
+
+/**
+ * Why this Jest is not set up as the check's own command sets it up, or null: its rootDir is not the check's folder,
+ * or its command line (`argv`, after the script) gives a config, roots, projects or test patterns the check's command
+ * does not give. Jest applies these before it lists the suite's files, so its counts cannot show what they leave out.
+ */
+export function narrowedRunReason(argv: readonly string[], rootDir: string, check: ResolvedCheck): string | null {
+  if (!samePlace(rootDir, check.cwd)) return `Jest's rootDir is ${rootDir}, not the folder the "${check.id}" check runs in (${check.cwd})`
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string
+    const option = /^--?([\w-]+)(?:=([\s\S]*))?$/.exec(word)
+    if (!option || !SUITE_OPTIONS.has(camel(option[1] as string))) continue
+    const value = option[2] ?? argv[i + 1] ?? ''
+    if (!commandNames(check, value, process.cwd()))
+      return `Jest was started with ${word.split('=')[0]} ${value}, which the "${check.id}" check's command does not give`
+  }
+  return null
+}
+
 function failureOf(file: JestFileResult, test: JestAssertion, rootDir: string): TestFailure {
   const message = test.failureMessages[0]?.replace(ANSI, '')
   const at = message ? new RegExp(`${file.testFilePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+):\\d+`).exec(message) : null
@@ -144,7 +179,7 @@ export default class JestVerifyReporter {
     try {
       await this.recording
     } catch (error) {
-      this.lastError = plainError(error) as Error
+      this.fail(error)
       this.recording = null
     }
   }
@@ -155,15 +190,23 @@ export default class JestVerifyReporter {
     if (!pending) return
     try {
       const recording = await pending
-      const result = await recording.finish(await runFacts(this.globalConfig, results))
+      const facts = await runFacts(this.globalConfig, results)
+      facts.notFull ??= narrowedRunReason(process.argv.slice(2), this.globalConfig.rootDir, recording.check)
+      const result = await recording.finish(facts)
       if (!this.options.silent) {
         const ran = results.numPassedTests + results.numFailedTests
         const what = result.status === 'passed' ? `${ran} tests, full run` : (result.reason ?? result.status)
         process.stderr.write(`verify: recorded "${result.id}" evidence (${what}) in ${recording.session.evidencePath}\n`)
       }
     } catch (error) {
-      this.lastError = plainError(error) as Error
+      this.fail(error)
     }
+  }
+
+  /** Jest fails the run with the error but does not print it: it is printed here, in one paragraph. */
+  private fail(error: unknown): void {
+    this.lastError = plainError(error) as Error
+    process.stderr.write(`${this.lastError.message}\n`)
   }
 
   /** Jest fails the run with this error (a bad verify config, an evidence file that cannot be written). */

@@ -2,9 +2,9 @@
 // suite: a filtered, sharded, focused or bailed run proves less than the check would.
 import { relative } from 'node:path'
 import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node'
-import type { TestFailure } from '../../types.js'
+import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import { focusedFile, type TestRunFacts } from '../test-run.js'
+import { commandNames, samePlace, focusedFile, type TestRunFacts } from '../test-run.js'
 
 type UnhandledErrors = Parameters<NonNullable<Reporter['onTestRunEnd']>>[1]
 type RunEndReason = Parameters<NonNullable<Reporter['onTestRunEnd']>>[2]
@@ -38,6 +38,46 @@ export async function partialRunReason(vitest: Vitest, specifications: readonly 
   if (missing.length > 0) {
     const example = relative(config.root, missing[0]?.moduleId ?? '')
     return `${ran.size} of ${all.length} test files ran (a file filter or a watch rerun of changed files; ${example} did not run)`
+  }
+  return null
+}
+
+/**
+ * What Vitest was started with beside its config file: its command line, or the options given to createVitest. Kept
+ * by Vitest (4.1) under this untyped name; without it, only the folder rule below applies.
+ */
+const START_OPTIONS = '_cliOptions'
+
+interface StartOptions {
+  root?: unknown
+  dir?: unknown
+  config?: unknown
+  mergeReports?: unknown
+}
+
+/**
+ * Why this Vitest is not set up as the check's own command sets it up, or null: it replays the blob reports of
+ * earlier runs, runs in another folder than the check, or was given a root, a test folder or a config file that the
+ * check's command does not give. Each of these changes which test files are the suite, so the glob of the run's own
+ * files cannot see what they leave out.
+ */
+export function narrowedRunReason(vitest: Vitest, check: ResolvedCheck): string | null {
+  const started = (vitest as unknown as Record<string, StartOptions | undefined>)[START_OPTIONS] ?? {}
+  const merged = vitest.config.mergeReports ?? started.mergeReports
+  if (merged) return `a merge of the blob reports of earlier runs (--mergeReports ${String(merged)}): they ran on code that may have changed since`
+  const cwd = process.cwd()
+  if (!samePlace(cwd, check.cwd)) {
+    return `Vitest ran in ${relative(check.cwd, cwd) || cwd}, not in the folder the "${check.id}" check runs in (${check.cwd})`
+  }
+  const options: [string, unknown][] = [
+    ['--root', started.root],
+    ['--dir', started.dir],
+    ['--config', started.config],
+  ]
+  for (const [option, value] of options) {
+    if (typeof value === 'string' && value !== '' && !commandNames(check, value, cwd)) {
+      return `Vitest was started with ${option} ${value}, which the "${check.id}" check's command does not give`
+    }
   }
   return null
 }

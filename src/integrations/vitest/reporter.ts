@@ -4,7 +4,7 @@ import type { Reporter, TestModule, TestSpecification, Vitest } from 'vitest/nod
 import { formatDuration } from '../../duration.js'
 import { plainError, TestRunRecording, type TestEvidenceOptions } from '../test-run.js'
 import { shellEnvironment } from '../shell-env.js'
-import { partialRunReason, runFacts } from './facts.js'
+import { narrowedRunReason, partialRunReason, runFacts } from './facts.js'
 
 export interface VerifyReporterOptions extends TestEvidenceOptions {
   /** The folder the verify config is found from (default: Vitest's root). */
@@ -39,10 +39,11 @@ export default class VerifyReporter implements Reporter {
     // Taken now, before any test runs: the evidence is bound to the code the run started on.
     this.recording = TestRunRecording.begin(this.options.root ?? vitest.config.root, this.options, shellEnvironment())
     // Awaited here so that a bad config fails the run at its start, not after the whole suite.
-    await this.recording.catch((error: unknown) => {
+    const recording = await this.recording.catch((error: unknown) => {
       this.recording = null
       throw plainError(error)
     })
+    this.notFull ??= narrowedRunReason(vitest, recording.check)
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: RunEnd[1], reason: RunEnd[2]): Promise<void> {
