@@ -255,14 +255,15 @@ interface GitOptions {
   input?: string
 }
 
-/** Runs git in `cwd` with an environment no hook or caller can redirect; resolves to its stdout. */
 /**
  * `git -c …` settings under which `git add` hashes every file's real bytes: the repository's own clean filters (a
  * `filter=` attribute whose driver `.git/config` defines) could otherwise hash anything at all in place of the file,
- * and an fsmonitor could report an edited file as unchanged.
+ * an fsmonitor could report an edited file as unchanged, and a stat cache told to look at less (no ctime, only the
+ * size and mtime, or nothing at all) would take a rewrite of the same size with its old mtime put back for the file
+ * it was.
  */
 async function rawContentConfig(cwd: string): Promise<string[]> {
-  const args = ['-c', 'core.fsmonitor=false']
+  const args = ['-c', 'core.fsmonitor=false', '-c', 'core.trustctime=true', '-c', 'core.checkStat=default', '-c', 'core.ignoreStat=false']
   // Never rejects: git missing or no repository is findRepo's to report.
   const listed = await run(cwd, ['config', '--get-regexp', '^filter\\.']).then(
     (result) => result.stdout,
@@ -273,6 +274,7 @@ async function rawContentConfig(cwd: string): Promise<string[]> {
   return args
 }
 
+/** Runs git in `cwd` with an environment no hook or caller can redirect; resolves to its stdout. */
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<string> {
   return (await run(cwd, args, options.env, options)).stdout
 }

@@ -1,6 +1,6 @@
 // workspaceFingerprint in a git repository (SPEC §7): what changes the fingerprint, what does not, and what git
 // settings cannot hide.
-import { chmodSync, existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -139,6 +139,28 @@ describe('workspaceFingerprint in git', () => {
     const watched = await fingerprint(root)
     write(root, 'src/lib.ts', 'lib edited while watched\n')
     expect(await fingerprint(root)).not.toBe(watched)
+  })
+
+  it("hashes an edit git's stat cache would miss: same size, same mtime, with ctime or stat checks turned down", async () => {
+    const root = repo({ 'src/app.ts': 'good\n' })
+    for (const [name, value] of [
+      ['core.trustctime', 'false'],
+      ['core.checkStat', 'minimal'],
+      ['core.ignoreStat', 'true'],
+    ])
+      git(root, 'config', name, value)
+    // An old mtime in the index, so that git does not take the file for racily clean and hash it anyway.
+    const file = join(root, 'src/app.ts')
+    const past = new Date('2020-01-01T00:00:00Z')
+    utimesSync(file, past, past)
+    git(root, 'update-index', '--really-refresh')
+    const before = await fingerprint(root)
+    // git compares whole seconds of ctime: the rewrite comes in a later second than the index's record.
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    writeFileSync(file, 'BAD!\n')
+    utimesSync(file, past, past)
+    expect(statSync(file).size).toBe('good\n'.length)
+    expect(await fingerprint(root)).not.toBe(before)
   })
 
   it('reads files flagged assume-unchanged or skip-worktree by their real content', async () => {
