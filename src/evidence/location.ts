@@ -1,7 +1,9 @@
 // Where evidence and logs go: folders made one level at a time, and a location proved writable before a run.
 import { randomBytes } from 'node:crypto'
-import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs'
 import * as path from 'node:path'
+import { startsAsEvidence } from './outputs.js'
 
 /** Why a folder could not be made or written, in words, with the path it is about. */
 export class FolderError extends Error {
@@ -18,6 +20,41 @@ export class FolderError extends Error {
 
 function codeOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | null)?.code
+}
+
+/**
+ * Is this existing file one of the project's own, which evidence must never replace? A file that does not start as
+ * verify's evidence, outside verify's own `.verify` folder, that git tracks or that is not a `.json` file: a
+ * package.json or a source file named by mistake. A damaged evidence file (untracked JSON, or anything in `.verify`)
+ * and an empty file made to receive the evidence are replaced.
+ */
+function isProjectFile(file: string, size: number): boolean {
+  if (size === 0 || path.basename(path.dirname(file)) === '.verify' || startsAsEvidence(firstBytes(file))) return false
+  if (!file.endsWith('.json')) return true
+  try {
+    execFileSync('git', ['ls-files', '--error-unmatch', '--', path.basename(file)], { cwd: path.dirname(file), stdio: 'ignore', timeout: 10_000 })
+    return true
+  } catch {
+    return false // untracked, or not in a repository (or no git)
+  }
+}
+
+/** The first 256 bytes of a file, as text; '' when it cannot be read. */
+function firstBytes(file: string): string {
+  let fd: number
+  try {
+    fd = openSync(file, 'r')
+  } catch {
+    return ''
+  }
+  try {
+    const start = Buffer.alloc(256)
+    return start.subarray(0, readSync(fd, start, 0, start.length, 0)).toString('utf8')
+  } catch {
+    return ''
+  } finally {
+    closeSync(fd)
+  }
 }
 
 function statOrNull(at: string): ReturnType<typeof statSync> | null {
@@ -97,6 +134,11 @@ export function evidenceLocationProblem(evidencePath: string, logDir: string): s
       return `--evidence ${evidencePath} is not a file but a folder: the run could not write its evidence there. Name a file, e.g. .verify/evidence.json`
     // A FIFO is not read (--reuse says so) and is replaced by the new evidence; a device or a socket is refused.
     if (target && !target.isFile() && !target.isFIFO()) return `--evidence ${evidencePath} is not a file: name a file, e.g. .verify/evidence.json`
+    // The evidence is written aside and renamed over the path: a link to a device (/dev/stdout) would be replaced.
+    if (target && !target.isFile() && lstatSync(evidencePath).isSymbolicLink())
+      return `--evidence ${evidencePath} is a link to something that is not a file: writing the evidence would replace the link. Name a file, e.g. .verify/evidence.json. Nothing was run.`
+    if (target?.isFile() && isProjectFile(evidencePath, Number(target.size)))
+      return `--evidence ${evidencePath} is not a verify evidence file: verify does not overwrite it. Name a new file, or remove this one if it is evidence that was damaged. Nothing was run.`
     for (const dir of [path.dirname(evidencePath), logDir]) proveFolder(dir)
     return null
   } catch (error) {

@@ -15,6 +15,14 @@ const SHA256 = /^sha256:[0-9a-f]{64}$/
 // How every evidence file verify writes begins (JSON.stringify with two spaces, schemaVersion first).
 const EVIDENCE_START = /^\{\s*"schemaVersion":\s*1,\s*"tool":\s*\{\s*"name":\s*"verify-protocol"/
 
+/** Does this text (a file's first 256 bytes or more) start as verify writes an evidence file? */
+export function startsAsEvidence(text: string): boolean {
+  return EVIDENCE_START.test(text)
+}
+
+/** The name of a run's record in the run registry (`run/<run id>.json`, the id a UUID), or of its temporary copy. */
+export const RUN_RECORD = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json(\.tmp)?$/
+
 /**
  * What verify writes beside an evidence file: the file itself, `approvals.json` and the check logs
  * (`logs/<id>.log`, `logs/<id>.attempt-<n>.log`) of `checkIds`. Absolute paths; they need not exist.
@@ -30,8 +38,15 @@ export async function besideEvidence(evidencePath: string, checkIds: readonly st
     // No logs folder yet.
   }
   const ownLogs = names.filter((name) => ids.has(name.replace(/(?:\.attempt-\d+)?\.log$/, '')) && name.endsWith('.log'))
-  // The lock and the run registry exist only while verify runs (src/evidence/lock.ts, src/runner/registry.ts).
-  const running = [`${evidencePath}.lock`, `${evidencePath}.lock.takeover`, path.join(dir, 'run')]
+  // The lock and the run registry's records exist only while verify runs (src/evidence/lock.ts, src/runner/registry.ts).
+  // Only the records: evidence kept in the project's own folder may sit beside a run/ folder of the project.
+  let records: string[] = []
+  try {
+    records = (await readdir(path.join(dir, 'run'))).filter((name) => RUN_RECORD.test(name)).map((name) => path.join(dir, 'run', name))
+  } catch {
+    // No run in progress.
+  }
+  const running = [`${evidencePath}.lock`, `${evidencePath}.lock.takeover`, ...records]
   return [evidencePath, approvalsPathOf(evidencePath), ...ownLogs.map((name) => path.join(logs, name)), ...running]
 }
 

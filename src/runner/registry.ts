@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
+import { RUN_RECORD } from '../evidence/outputs.js'
 import { makeFolder } from '../folder.js'
 import { findTagged, isAlive, isSameProcess, startTimeOf } from './procfs.js'
 import { killTagged, watchGroups } from './spawn.js'
@@ -100,7 +101,8 @@ export function openRegistry(dir: string, runId: string): RunRegistry {
 export function cleanDeadRuns(dir: string, tempDirs: readonly string[]): Cleanup {
   const cleanup: Cleanup = { runs: 0, killed: [], removed: [] }
   for (const name of list(dir)) {
-    const match = /^(.+)\.json(\.tmp)?$/.exec(name)
+    // Only verify's own records: the folder may be the project's own run/ when the evidence sits in the project.
+    const match = RUN_RECORD.exec(name)
     if (!match) continue
     const path = join(dir, name)
     const record = readRecord(path)

@@ -4,9 +4,9 @@
 // the evidence is written (the log marked truncated, a warning) and the exit code is the verdict's; when even the
 // evidence cannot be written, the results are printed, then the error, exit 2. Never a stack trace, never a hang.
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { cleanup, diagnose, ROOT, runCli, STACK_LINE, type CliResult } from '../helpers/cli.js'
 import { runCliInProcess } from '../helpers/in-process.js'
@@ -68,6 +68,31 @@ describe('an evidence location that cannot be written is refused before anything
     expectRefusedBeforeRunning(result, evidence, /ordinary disk|not permitted|cannot/)
   })
 
+  it.each([
+    { name: 'a tracked package.json', file: 'package.json', content: '{ "name": "keep-me" }\n' },
+    { name: 'a source file, tracked or not', file: 'notes.md', content: '# keep me\n' },
+  ])('the evidence path is $name: refused, left as it was', async ({ file, content }) => {
+    const repo = mkdtempSync(join(work, 'repo-'))
+    execFileSync('git', ['init', '-q'], { cwd: repo })
+    writeFileSync(join(repo, 'package.json'), '{ "name": "keep-me" }\n')
+    execFileSync('git', ['add', 'package.json'], { cwd: repo })
+    writeFileSync(join(repo, file), content)
+    const result = await verify('marker', join(repo, file))
+    expectRefusedBeforeRunning(result, join(repo, file), /is not a verify evidence file: verify does not overwrite it/)
+    expect(readFileSync(join(repo, file), 'utf8')).toBe(content)
+  })
+
+  it('the evidence path is a link to a device (/dev/stdout): refused, the link left as it was', async () => {
+    // /dev/stdout of a piped verify: a link to a pipe.
+    const pipe = join(work, 'a-pipe')
+    execFileSync('mkfifo', [pipe])
+    const link = join(work, 'stdout-link.json')
+    symlinkSync(pipe, link)
+    const result = await verify('marker', link)
+    expectRefusedBeforeRunning(result, link, /is a link to something that is not a file/)
+    expect(lstatSync(link).isSymbolicLink()).toBe(true)
+  })
+
   it('the evidence path is a folder', async () => {
     const folder = join(work, 'a-folder.json')
     mkdirSync(folder, { recursive: true })
@@ -105,6 +130,18 @@ describe('a report file that cannot be written is refused before anything runs',
     const result = await verify('marker', freshEvidence(), { spawned: SPECIAL.test(report), args: ['--reporter', 'default', '--reporter', `junit=${report}`] })
     expectRefusedBeforeRunning(result, report, advice)
     expect(result.stderr).toMatch(/junit/)
+  })
+
+  it.each([
+    { name: 'the evidence file', args: (evidence: string) => [`junit=${evidence}`], taken: 'the evidence file' },
+    { name: 'the approvals file', args: (evidence: string) => [`json=${join(dirname(evidence), 'approvals.json')}`], taken: 'the approvals file' },
+    { name: 'the config file', args: () => [`markdown=${join(PROJECT, 'verify.config.mjs')}`], taken: 'the config file' },
+    { name: "another report's file", args: () => [`junit=${join(work, 'same.xml')}`, `markdown=${join(work, 'same.xml')}`], taken: "the junit report's file" },
+  ])('a report written over $name: exit 2, nothing written', async ({ args, taken }) => {
+    const evidence = freshEvidence()
+    const result = await verify('marker', evidence, { args: args(evidence).flatMap((spec) => ['--reporter', spec]) })
+    expectRefusedBeforeRunning(result, 'report', new RegExp(`which is ${taken}: name another file`))
+    expect(existsSync(evidence)).toBe(false)
   })
 })
 

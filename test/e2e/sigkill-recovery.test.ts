@@ -65,20 +65,23 @@ describe('after verify is SIGKILLed', () => {
     expect(litter(box)).toEqual([`evidence.json.${process.pid}.aaaaaaaaaaaa.tmp`])
   })
 
+  // A run's id, as verify makes them (a UUID): only such records are verify's to clean.
+  const DEAD_RUN = '0d5e3a1c-7b2f-4c9e-9a41-3f6b8d2e1c07'
+
   test("a pid in a dead run's registry that now belongs to another process (other start time) is left alone", async () => {
     const box = sandbox({ inProcess: true })
     const decoy = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' })
     try {
       mkdirSync(box.path('run'), { recursive: true })
       const record = {
-        runId: 'dead-run',
+        runId: DEAD_RUN,
         pid: await deadPid(),
         startTime: '1',
         hostname: hostname(),
         startedAt: new Date().toISOString(),
         groups: [{ pgid: decoy.pid, startTime: '1' }],
       }
-      writeFileSync(box.path('run/dead-run.json'), JSON.stringify(record))
+      writeFileSync(box.path(`run/${DEAD_RUN}.json`), JSON.stringify(record))
       const next = await box.run(['quick', '--cwd', SIGKILL])
       expect(next.code, diagnose(next)).toBe(0)
       expect(isAlive(decoy.pid as number)).toBe(true)

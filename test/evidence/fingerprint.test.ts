@@ -147,7 +147,7 @@ describe('workspaceFingerprint in git', () => {
       ['core.trustctime', 'false'],
       ['core.checkStat', 'minimal'],
       ['core.ignoreStat', 'true'],
-    ])
+    ] as const)
       git(root, 'config', name, value)
     // An old mtime in the index, so that git does not take the file for racily clean and hash it anyway.
     const file = join(root, 'src/app.ts')

@@ -3,6 +3,7 @@
 // code again once its content is not what verify wrote. fixtures/validity-git: `build` is bound to the workspace,
 // `docs` to docs/** only.
 import { createHash } from 'node:crypto'
+import { utimesSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { cleanup, diagnose } from '../helpers/cli.js'
 import { checkLine, editEvidence, project, removeProjects } from '../helpers/project.js'
@@ -84,6 +85,25 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
     // The shards' files are outputs only while they hold what verify wrote.
     p.write('shard-1.json', `${p.read('shard-1.json')} `)
     expect((await p.verify('check')).code).toBe(3)
+  })
+
+  it('evidence kept in the project folder: its run/ and other files stay code, and verify removes none of them', async () => {
+    const p = project('validity-git', { git: true })
+    // Files of the project's own, beside where the evidence goes: a tracked one and an untracked one in run/.
+    p.write('run/settings.json', '{ "mode": "strict" }\n')
+    p.git('add', 'run/settings.json')
+    p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'run settings')
+    p.write('run/helper.json', '{ "threshold": 80 }\n')
+    const old = new Date(Date.now() - 60_000)
+    for (const file of ['run/settings.json', 'run/helper.json']) utimesSync(p.path(file), old, old)
+    const run = await p.verify('run', ['--evidence', 'evidence.json'])
+    expect(run.code, diagnose(run)).toBe(0)
+    expect(p.read('run/settings.json')).toBe('{ "mode": "strict" }\n')
+    expect(p.read('run/helper.json')).toBe('{ "threshold": 80 }\n')
+    p.write('run/helper.json', '{ "threshold": 10 }\n')
+    const check = await p.verify('check', ['--evidence', 'evidence.json'])
+    expect(check.code, diagnose(check)).toBe(3)
+    expect(checkLine(check.stdout, 'build')).toContain('run/helper.json')
   })
 
   it('an evidence file cannot make verify leave out a tracked file, or an untracked one whose content changed', async () => {

@@ -1,6 +1,8 @@
 // `verify run`, step 1 — plan: the flags, the protocol, the reporters, the lock on the evidence file, the workspace as
 // it is when the run starts, and what earlier evidence settles before anything runs.
 import { dirname, join, relative } from 'node:path'
+import type { LoadedConfig } from '../../config/index.js'
+import { approvalsPathOf } from '../../defaults.js'
 import { evidenceLocationProblem, reportLocationProblem } from '../../evidence/location.js'
 import { readEvidenceFile } from '../../evidence/store.js'
 import { askRepo, commandWorkspace, type CommandWorkspace } from '../../evidence/workspace.js'
@@ -90,7 +92,11 @@ export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): 
   const reporter = backlog
     ? boundLiveOutput(reporters, { backlog, logFile: (id) => relative(io.cwd, join(context.logDir, `${id}.log`)) || `${id}.log` })
     : reporters
-  const reports = reportFiles(values.reporter, io, context.loaded).filter((report) => report.file !== evidencePath)
+  const named = reportFiles(values.reporter, io, context.loaded)
+  const clash = reportClash(named, evidencePath, context.loaded)
+  if (clash) throw new VerifyUsageError(clash)
+  // The json reporter may write its copy where the evidence goes: that is the evidence file itself.
+  const reports = named.filter((report) => report.file !== evidencePath)
   for (const report of reports) {
     const problem = reportLocationProblem(report.file, report.name)
     if (problem) throw new VerifyUsageError(problem)
@@ -139,4 +145,24 @@ export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): 
   } finally {
     endInterim()
   }
+}
+
+/**
+ * Why a report cannot go where it is told to, or null: onto the evidence file (but for the json reporter's copy,
+ * which is the evidence), the approvals file, a config file of the protocol, or another report's file. Each would be
+ * written over at the end of the run, with no word said.
+ */
+function reportClash(reports: readonly { name: string; file: string }[], evidencePath: string, loaded: LoadedConfig): string | null {
+  const taken = new Map<string, string>([
+    [evidencePath, 'the evidence file'],
+    [approvalsPathOf(evidencePath), 'the approvals file'],
+    [loaded.configFile, 'the config file'],
+  ])
+  for (const layer of loaded.layers) if (layer.file && !taken.has(layer.file)) taken.set(layer.file, `the config file of ${layer.label}`)
+  for (const report of reports) {
+    const holder = report.name === 'json' && report.file === evidencePath ? undefined : taken.get(report.file)
+    if (holder) return `The ${report.name} report would be written to ${report.file}, which is ${holder}: name another file. Nothing was run.`
+    taken.set(report.file, `the ${report.name} report's file`)
+  }
+  return null
 }
