@@ -152,7 +152,9 @@ export async function listCommand(argv: string[], rawIO: CliIO): Promise<number>
   if (positionals.length > 1) throw new VerifyUsageError(`verify list takes at most one protocol name, got: ${positionals.join(' ')}`)
   const cwd = resolve(rawIO.cwd, values.cwd ?? '.')
   const loaded = await loadConfigLayers({ cwd, env: rawIO.env, ...(values.config ? { configFile: resolve(rawIO.cwd, values.config) } : {}) })
-  const names = positionals[0] ? [positionals[0]] : Object.keys(loaded.merged.protocols)
+  const declared = Object.keys(loaded.merged.protocols)
+  // No protocol at all: resolving one says why, as `run` and `check` do.
+  const names = positionals[0] ? [positionals[0]] : declared.length > 0 ? declared : [undefined]
   const resolved = names.map((name) => resolveMerged(loaded.merged, { rootDir: loaded.rootDir, source: loaded.source, protocol: name }))
   const protocols = resolved.map(({ protocol, origins }) => listProtocol(protocol, origins))
   // A command may hold a secret of the environment or of a check's own `env`: masked as in a run.

@@ -106,6 +106,11 @@ export async function cli(argv: string[], rawIO: CliIO = processIO()): Promise<n
     await import('../runner/zod-mode.js')
     return await command.run(args, io)
   } catch (error) {
+    // Ctrl-C at a question (`verify init`, `verify approve`) is an interrupt, not an error.
+    if (error instanceof Error && error.name === 'AbortError' && /Ctrl\+C/.test(error.message)) {
+      io.stderr(`verify: interrupted (Ctrl-C) at a question: nothing more was done.\n`)
+      return ExitCode.SIGINT
+    }
     io.stderr(formatError(error))
     const typo = at < 0 ? mistypedCommand(argv, error) : undefined
     if (typo) io.stderr(`  Did you mean \`verify ${typo}\`? (commands: ${Object.keys(COMMANDS).join(', ')})\n`)

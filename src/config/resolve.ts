@@ -93,6 +93,14 @@ export function resolveMerged(merged: MergedConfig, options: ResolveOptions): Re
   const source = options.source ?? 'the configuration'
   const { protocols, shared } = merged
   const problems = [...merged.problems]
+  // Nothing to pick from: the problems that say why (`protocols: {}`, a config that is not an object) come first.
+  if (Object.keys(protocols).length === 0) {
+    throw new VerifyConfigError(
+      'E_CONFIG_INVALID',
+      `Invalid configuration in ${source}`,
+      problems.length > 0 ? problems : ['it declares no protocol: give it `checks`, or `protocols` with one at least'],
+    )
+  }
   const name = pickName(protocols, options.protocol, source)
   // Every protocol's inheritance is checked, not only the one being resolved.
   problems.push(...inheritanceProblems(protocols))

@@ -41,6 +41,8 @@ export async function readTestReport(spec: TestsSpec, cwd: string, since: number
   } catch {
     return { ok: false, reason: `the command wrote no ${kind} report at ${shown}` }
   }
+  // Opening a FIFO blocks until something writes it (a thread no signal can free); a device may never end.
+  if (!info.isFile()) return { ok: false, reason: `the ${kind} report at ${shown} is not a regular file (a FIFO, a device or a socket)` }
   // File systems with coarse (1 s) timestamps round down; allow that much, never a report from an earlier run.
   if (info.mtimeMs < since - 1000) return { ok: false, reason: `the ${kind} report at ${shown} is older than this run` }
   const max = junit ? MAX_JUNIT_BYTES : MAX_JSON_BYTES

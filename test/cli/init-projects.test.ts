@@ -1,6 +1,6 @@
 // `verify init` on projects shaped like the ones newcomers bring: a pnpm TypeScript library with Vitest whose test
 // script chains lint and type tests, and a CommonJS package tested with mocha under nyc.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -95,6 +95,26 @@ describe('verify init on a pnpm + Vitest library', () => {
     const { out } = await init(dir, [], {}, ['y', 'y', 'y', 'y', 'y', 'n'])
     expect(out).toMatch(/add "verify\.config\.ts" to tsconfig\.json\s+so the compiler checks the protocol/)
     expect(tsconfigState(dir, 'verify.config.ts').kind).toBe('left-out')
+  })
+
+  it('Ctrl-C at a question is an interrupt: exit 130, one line, no config written', async () => {
+    const dir = copy('newcomer-pnpm-lib')
+    let out = ''
+    const io: CliIO = {
+      stdout: (t) => void (out += t),
+      stderr: (t) => void (out += t),
+      env: process.env,
+      cwd: dir,
+      isTTY: true,
+      // What node:readline's question() throws on Ctrl-C.
+      prompt: async () => {
+        throw Object.assign(new Error('Aborted with Ctrl+C'), { name: 'AbortError', code: 'ABORT_ERR' })
+      },
+    }
+    expect(await cli(['init'], io)).toBe(130)
+    expect(out).toContain('verify: interrupted (Ctrl-C) at a question: nothing more was done.\n')
+    expect(out).not.toContain('unexpected error')
+    expect(existsSync(join(dir, 'verify.config.ts'))).toBe(false)
   })
 
   it('does not add the config where rootDir would then be wrong, and says why', async () => {

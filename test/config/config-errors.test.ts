@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { cleanup, diagnose, fixture, sandbox, STACK_LINE, type CliOptions, type CliResult } from '../helpers/cli.js'
+import { runCliInProcess } from '../helpers/in-process.js'
 
 afterAll(cleanup)
 
@@ -55,6 +56,19 @@ describe.concurrent('invalid configurations', () => {
     const message = await expectUsageError(config('empty.config.mjs'))
     expect(message).toMatch(/checks/)
     expect(message).toMatch(/at least one check/)
+  })
+
+  test.each([['run'], ['check']])('a config with no protocol at all (`protocols: {}`): %s says so', async (command) => {
+    const message = await expectUsageError([command, ...config('no-protocols.config.mjs')])
+    expect(message).toContain('protocols: a config needs at least one protocol')
+    expect(message).not.toContain('choose one')
+  })
+
+  test.each([[[]], [['--json']]])('a config with no protocol at all: list %j says so, exit 2', async (flags) => {
+    const listed = await runCliInProcess(['list', ...flags, ...config('no-protocols.config.mjs')], { cwd: ERRORS })
+    expect(listed.code, diagnose(listed)).toBe(2)
+    expect(listed.stderr).toContain('protocols: a config needs at least one protocol')
+    expect(listed.stdout).toBe('')
   })
 
   test('a check with both command and run', async () => {

@@ -1,5 +1,6 @@
 // Test reports read by a real parser (SPEC §6.3): the JUnit matrix of what real and hostile reports hold, and the
 // Jest/Vitest JSON report. Counted by testcase, as GitLab, Jenkins and action-junit-report count.
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -201,6 +202,17 @@ describe('readTestReport', () => {
     writeFileSync(join(dir, name), text)
     return name
   }
+
+  it('a report path that is a FIFO or a device fails at once with the reason: it is never opened', async () => {
+    execFileSync('mkfifo', [join(dir, 'pipe.xml')])
+    for (const [junit, where] of [
+      ['pipe.xml', 'pipe.xml'],
+      ['/dev/zero', '/dev/zero'],
+    ]) {
+      const result = await readTestReport({ junit, min: 1 }, dir, 0)
+      expect(result).toEqual({ ok: false, reason: `the JUnit report at ${where} is not a regular file (a FIFO, a device or a socket)` })
+    }
+  })
 
   it('a malformed report fails with the reason, never a count', async () => {
     const result = await readTestReport({ junit: write('bad.xml', `<testsuite>${ok('a')}`), min: 1 }, dir, Date.now() - 5000)
