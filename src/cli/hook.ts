@@ -4,7 +4,7 @@
 // as the reason, except after `--max-blocks` consecutive blocks, when the stop goes through with the user told plainly
 // that the work is not verified.
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { DEFAULTS, VERIFY_DIR } from '../defaults.js'
 import { formatDuration } from '../duration.js'
 import { VerifyUsageError } from '../errors.js'
@@ -110,7 +110,9 @@ async function decide(
   const maxBlocks = setting(() => positiveInt('max-blocks', values['max-blocks'] as string | undefined), DEFAULTS.hookMaxBlocks)
   const stop: StopEvent = event instanceof Error ? { cwd: null, session: 'unknown', event: 'unknown', continued: true, gate: true } : event
   if (!stop.gate) return { kind: 'allow' }
-  const projectDir = resolve(io.cwd, (values.cwd as string | undefined) ?? stop.cwd ?? '.')
+  const given = adapter.projectDirEnv ? io.env[adapter.projectDirEnv] : undefined
+  const agentProject = given && isAbsolute(given) ? given : undefined
+  const projectDir = resolve(io.cwd, (values.cwd as string | undefined) ?? agentProject ?? stop.cwd ?? '.')
   const evidence = values.evidence as string | undefined
   const counter = new FallbackCounter(evidence ? dirname(resolve(projectDir, evidence)) : join(projectDir, VERIFY_DIR), projectDir)
   const key = blockKey(adapter.name, stop.session, stop.event)

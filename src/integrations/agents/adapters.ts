@@ -34,6 +34,12 @@ export interface AgentAdapter {
   settingsFile: string
   /** The agent's own name for the events the hook is installed on. */
   events: readonly string[]
+  /**
+   * The variable in which the agent hands its hooks the project's folder (where the session started). It wins over
+   * the event's `cwd`, which is wherever the agent last moved to: a folder of its own choosing, with a config of its
+   * own choosing, would otherwise be the one gated.
+   */
+  projectDirEnv?: string
   parse(input: unknown): StopEvent
   answer(answer: HookAnswer): Record<string, unknown>
 }
@@ -111,6 +117,7 @@ export const ADAPTERS: Record<AgentName, AgentAdapter> = {
     name: 'claude-code',
     settingsFile: '.claude/settings.json',
     events: ['Stop', 'SubagentStop'],
+    projectDirEnv: 'CLAUDE_PROJECT_DIR',
     parse: stopHookEvent('claude-code', 'Stop'),
     answer: decisionAnswer('block', true),
   },
@@ -143,6 +150,7 @@ export const ADAPTERS: Record<AgentName, AgentAdapter> = {
     name: 'gemini',
     settingsFile: '.gemini/settings.json',
     events: ['AfterAgent'],
+    projectDirEnv: 'GEMINI_PROJECT_DIR',
     parse: stopHookEvent('gemini', 'AfterAgent'),
     answer: decisionAnswer('deny', true),
   },

@@ -49,6 +49,19 @@ describe('verify hook claude-code', () => {
     expect(p.evidence().summary.verdict).toBe('rejected')
   })
 
+  it("gates the agent's project, not a folder the agent moved into that holds a config of its own", async () => {
+    const p = gate()
+    introduceBug(p)
+    // An ignored folder with a protocol that always passes, and the session's cwd moved into it.
+    p.write('.verify/elsewhere/verify.config.mjs', "export default { checks: { ok: 'true' } }\n")
+    const event = stopEvent(p, { cwd: p.path('.verify/elsewhere') })
+    const gated = await hookInProcess(['claude-code'], event, { ...env(p), CLAUDE_PROJECT_DIR: p.dir })
+    expect(gated.answer.decision).toBe('block')
+    expect(gated.answer.reason as string).toContain('test (Unit tests) — failed')
+    const gemini = await hookInProcess(['gemini'], { ...event, hook_event_name: 'AfterAgent' }, { ...env(p), GEMINI_PROJECT_DIR: p.dir })
+    expect(gemini.answer.decision).toBe('deny')
+  })
+
   it('after the fix, the next stop re-runs only what the change touched and lets the agent stop', async () => {
     const p = gate()
     introduceBug(p)
