@@ -4,7 +4,7 @@ import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { canonicalJson, sha256 } from './canonical.js'
 import { isSecretName } from './redact.js'
 
-/** What a check proves: its type, what it runs and how its result is judged. Names and timeouts are left out. */
+/** What a check proves: its type, what it runs, how its result is judged and how often it may try. Names and timeouts are left out. */
 export function checkDigest(check: ResolvedCheck, rootDir: string): string {
   return sha256(
     canonicalJson({
@@ -20,6 +20,9 @@ export function checkDigest(check: ResolvedCheck, rootDir: string): string {
       inputs: check.inputs,
       tests: check.tests,
       expect: check.expect,
+      // A check that may fail and try again proves less than one that must pass at once. Only when set, so digests of
+      // checks that never retry stay as they were.
+      ...(check.retries > 0 ? { retries: check.retries } : {}),
     }),
   )
 }

@@ -96,6 +96,16 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
     expect(gate.stdout).toMatch(/build\s+stale — the check's definition changed/)
   })
 
+  it('a change that lets a check retry (a flaky failure passes on a later attempt) is not approved', async () => {
+    const p = repository()
+    p.write('verify.config.ts', TRUSTED.replace("build: 'sh bin/count.sh',", "build: { command: 'sh bin/count.sh', retries: 3 },"))
+    p.git(...COMMIT, 'retry build', '-a')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout).toBe(3)
+    expect(gate.stdout).toMatch(/build\s+stale — the check's definition changed/)
+  })
+
   it('an ignored .verifyrc (or any ignored file but node_modules) in the checkout never joins the trusted config', async () => {
     const p = repository()
     // The change ignores a .verifyrc and writes one that makes the failing build optional.
