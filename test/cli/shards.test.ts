@@ -103,6 +103,12 @@ describe('verify run --shard and verify merge', () => {
     // The merged file is evidence like any other: `verify check` accepts it for the same code.
     const checked = await p.run(['check', '--evidence', p.evidence('merged.json')])
     expect(checked.code, checked.stdout).toBe(0)
+    // Merging into one of the shards would lose it: refused, the shard left as it was.
+    const shard = readFileSync(p.evidence('s1.json'), 'utf8')
+    const over = await p.run(['merge', p.evidence('s1.json'), p.evidence('s2.json'), p.evidence('s3.json'), '--evidence', p.evidence('s1.json')])
+    expect(over.code).toBe(2)
+    expect(over.stderr).toContain('it is one of the shards being merged')
+    expect(readFileSync(p.evidence('s1.json'), 'utf8')).toBe(shard)
   })
 
   it('a shard whose own check fails exits 1; merging a missing shard is incomplete', async () => {
