@@ -32,7 +32,9 @@ export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number
   // Written over, a shard would be lost: a second merge could no longer be made from the same shards.
   const overwritten = shards.find((f) => f.path === context.evidencePath)
   if (overwritten)
-    throw new VerifyUsageError(`Cannot merge into ${overwritten.path}: it is one of the shards being merged. Name another file with --evidence (default .verify/evidence.json).`)
+    throw new VerifyUsageError(
+      `Cannot merge into ${overwritten.path}: it is one of the shards being merged. Name another file with --evidence (default .verify/evidence.json).`,
+    )
   const outputs = await mergedOutputs(context.evidencePath, shards)
   const evidenceDir = dirname(context.evidencePath)
   const writes = [...shards.map((f) => f.path), ...outputs.map((o) => resolve(evidenceDir, o.path))]

@@ -106,6 +106,19 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
     expect(checkLine(check.stdout, 'build')).toContain('run/helper.json')
   })
 
+  it('a .verify/ that git tracks is named as the cause, with how to untrack it', async () => {
+    const p = project('validity-git', { git: true })
+    expect((await p.verify('run')).code).toBe(0)
+    // A log as an earlier run wrote it: the next run writes it anew.
+    p.write('.verify/logs/build.log', 'the output of an earlier run\n')
+    p.git('add', '-f', '.verify')
+    p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'committed by mistake')
+    const run = await p.verify('run')
+    expect(run.stdout + run.stderr).toContain("verify's own files are tracked by git (.verify/")
+    expect(run.stdout + run.stderr).toContain('git rm -r --cached .verify')
+    expect(run.stdout + run.stderr).not.toContain('The checks changed the workspace')
+  })
+
   it('an evidence file cannot make verify leave out a tracked file, or an untracked one whose content changed', async () => {
     const p = project('validity-git', { git: true })
     const run = await p.verify('run')

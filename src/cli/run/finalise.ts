@@ -1,6 +1,6 @@
 // `verify run`, step 3 — finalise: the summary and verdict (decided by verdict/run-summary.ts, a shard's included),
 // the warnings of the run's circumstances, and the evidence record as it will be written.
-import { relative } from 'node:path'
+import { dirname, relative } from 'node:path'
 import { changedFiles, workspaceFingerprint } from '../../evidence/fingerprint.js'
 import { describeOutputs } from '../../evidence/outputs.js'
 import { buildEvidenceFile } from '../../evidence/record.js'
@@ -22,10 +22,16 @@ export interface Finalised {
 }
 
 /** Checks that write into the workspace make their own evidence stale at once: say so, and which files. */
-async function workspaceDrift(rootDir: string, before: WorkspaceInfo, leaveOut: string[]): Promise<string | null> {
+async function workspaceDrift(rootDir: string, before: WorkspaceInfo, leaveOut: string[], evidencePath: string): Promise<string | null> {
   const after = await workspaceFingerprint(rootDir, { leaveOut })
   if (after.fingerprint === before.fingerprint) return null
   const files = before.git && after.git ? await changedFiles(rootDir, before.git.tree, after.git.tree) : null
+  // Files verify itself writes, tracked by git (a `.verify/` committed before it was ignored): no run can fix that.
+  const own = relative(rootDir, dirname(evidencePath))
+  const tracked = own && !own.startsWith('..') ? (files ?? []).filter((file) => file === own || file.startsWith(`${own}/`)) : []
+  if (tracked.length > 0) {
+    return `verify's own files are tracked by git (${nameFiles(tracked)}): they change with every run, so no evidence can match the code. Untrack them: \`git rm -r --cached ${own}\`, and add \`${own}/\` to .gitignore.`
+  }
   const named = files && files.length > 0 ? ` (${nameFiles(files)})` : ''
   return `The checks changed the workspace while they ran${named}. Evidence is bound to the code as it was when the run started, so it will read as stale: add generated files to .gitignore.`
 }
@@ -49,7 +55,7 @@ export async function finaliseRun(plan: RunPlan, interrupted: Signal | null, run
   const trail = [...runWarnings]
   // Only checks that ran could have changed the workspace.
   if (!interrupted && checklist.results.some((r) => r.evidence && !r.evidence.reused && r.evidence.command !== null)) {
-    const drift = await workspaceDrift(checklist.protocol.rootDir, workspace.workspace, workspace.leaveOut)
+    const drift = await workspaceDrift(checklist.protocol.rootDir, workspace.workspace, workspace.leaveOut, plan.context.evidencePath)
     if (drift) trail.push(drift)
   }
   const finalised = record(plan, interrupted, { lead: [...plan.prior.warnings, ...plan.notes], trail })
