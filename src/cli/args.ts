@@ -11,15 +11,24 @@ type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; o
 
 /** Parses a command's words by its flag table (flags.ts); every mistake is a VerifyUsageError that says what to do. */
 export function parse<const O extends Options & FlagTable>(command: string, argv: string[], options: O): Parsed<O> {
+  let parsed: Parsed<O>
   try {
-    return parseArgs({ args: inlineValueOnly(options, argv), options, allowPositionals: true, allowNegative: true, strict: true })
+    parsed = parseArgs({ args: inlineValueOnly(options, argv), options, allowPositionals: true, allowNegative: true, strict: true })
   } catch (error) {
-    throw new VerifyUsageError(`${parseProblem(command, error, options)} Run \`verify ${command} --help\` for the options.`)
+    throw new VerifyUsageError(`${parseProblem(command, error, options, argv)} Run \`verify ${command} --help\` for the options.`)
   }
+  // `--evidence=` or `--cwd ''` names nothing: going on with the default instead would be a surprise.
+  for (const [name, value] of Object.entries(parsed.values)) {
+    // An inline-only flag alone (`--wait`) reads as an empty value on purpose.
+    if ((options[name] as FlagTable[string] | undefined)?.inline) continue
+    const values = Array.isArray(value) ? value : [value]
+    if (values.some((v) => v === '')) throw new VerifyUsageError(`--${name} was given an empty value. Run \`verify ${command} --help\` for the options.`)
+  }
+  return parsed
 }
 
 /** What was wrong with the words, in verify's words rather than node:util's. */
-function parseProblem(command: string, error: unknown, options: Options): string {
+function parseProblem(command: string, error: unknown, options: Options, argv: readonly string[]): string {
   const code = (error as { code?: unknown }).code
   const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
   const flag = /'(-[^' ]*)/.exec(message)?.[1]
@@ -34,7 +43,12 @@ function parseProblem(command: string, error: unknown, options: Options): string
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
     const name = flag.replace(/^-+/, '')
-    return options[name]?.type === 'boolean' ? `${flag} takes no value.` : `${flag} needs a value.`
+    if (options[name]?.type === 'boolean') return `${flag} takes no value.`
+    // `--concurrency -1`: the next word starts with a dash, so it reads as an option, not as this flag's value.
+    const next = argv[argv.indexOf(flag) + 1]
+    return next !== undefined && argv.includes(flag) && next.startsWith('-')
+      ? `${flag} needs a value; "${next}" reads as an option (write ${flag}=${next} to give it as the value).`
+      : `${flag} needs a value.`
   }
   return `${message.replace(/\.$/, '')}.`
 }

@@ -49,3 +49,16 @@ describe('the flag tables', () => {
     expect(values.interactive).toBe(false)
   })
 })
+
+describe('flag values that name nothing', () => {
+  it.each([['--evidence='], ['--cwd', ''], ['--config=']])('%s is refused, not taken for the default', (...words) => {
+    expect(() => parse('run', words, RUN_FLAGS)).toThrow(/^--(evidence|cwd|config) was given an empty value\. Run `verify run --help`/)
+  })
+
+  it('a value that starts with a dash says it read as an option, and how to give it', () => {
+    expect(() => parse('run', ['--concurrency', '-1'], RUN_FLAGS)).toThrow(
+      '--concurrency needs a value; "-1" reads as an option (write --concurrency=-1 to give it as the value).',
+    )
+    expect(() => parse('run', ['--concurrency'], RUN_FLAGS)).toThrow(/^--concurrency needs a value\. Run/)
+  })
+})
