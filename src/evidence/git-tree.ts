@@ -62,6 +62,14 @@ export async function findRepo(rootDir: string): Promise<Repo | null> {
     output = await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'index', '--show-object-format', 'HEAD', 'HEAD^{tree}', '--'])
   } catch (error) {
     if (!isGitUnavailable(error)) throw error
+    // A repository git will not work in: fingerprinted file by file, .gitignore unread, no evidence would ever match.
+    const refusal = /detected dubious ownership in repository at '([^']*)'/.exec(String((error as { stderr?: unknown }).stderr ?? ''))
+    if (refusal) {
+      throw new VerifyError(
+        'E_WORKSPACE',
+        `Cannot fingerprint the workspace: git refuses to work in ${refusal[1]}, which another user owns ("dubious ownership"). If you trust it, run \`git config --global --add safe.directory ${refusal[1]}\` and run verify again.`,
+      )
+    }
     // Before the first commit git prints all but HEAD, then fails on it.
     const partial = String((error as { stdout?: unknown }).stdout ?? '')
     if (partial.split('\n').length < 5) return null

@@ -1,7 +1,8 @@
 // readIndex and indexTree: git's index file read by verify itself, checked against what git says of the same index.
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { VerifyError } from '../../src/errors.js'
 import { indexTree, readIndex } from '../../src/evidence/git-index.js'
 import { fingerprint, git, removeTemporaryDirs, repo, temporaryDir, write } from '../helpers/git-repo.js'
 
@@ -88,5 +89,21 @@ describe('readIndex', () => {
     git(root, 'update-index', '--assume-unchanged', 'src/a.ts')
     write(root, 'src/a.ts', 'edited\n')
     expect(await fingerprint(root)).not.toBe(before)
+  })
+})
+
+describe('a repository git refuses', () => {
+  // Only root can give a folder to another user.
+  it.runIf(process.getuid?.() === 0)('another user owns it ("dubious ownership"): a clear error with the fix, not a fingerprint of every file', async () => {
+    const root = repo({ 'src/a.ts': 'a\n' })
+    chownSync(root, 12345, 12345)
+    const error = await fingerprint(root).then(
+      () => null,
+      (thrown: unknown) => thrown,
+    )
+    expect(error).toBeInstanceOf(VerifyError)
+    expect((error as VerifyError).message).toBe(
+      `Cannot fingerprint the workspace: git refuses to work in ${root}, which another user owns ("dubious ownership"). If you trust it, run \`git config --global --add safe.directory ${root}\` and run verify again.`,
+    )
   })
 })
