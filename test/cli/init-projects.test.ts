@@ -103,7 +103,8 @@ describe('verify init on a pnpm + Vitest library', () => {
     const io: CliIO = {
       stdout: (t) => void (out += t),
       stderr: (t) => void (out += t),
-      env: process.env,
+      // At a terminal outside CI: the only place init asks.
+      env: { ...process.env, CI: 'false' },
       cwd: dir,
       isTTY: true,
       // What node:readline's question() throws on Ctrl-C.
