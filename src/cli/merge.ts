@@ -2,6 +2,7 @@
 // combining in evidence/shards.ts, the judging in verdict/merge.ts), writes it under the lock and prints the verdict.
 import { dirname, resolve } from 'node:path'
 import pc from 'picocolors'
+import { evidenceLocationProblem } from '../evidence/location.js'
 import { sealEvidence } from '../evidence/sign.js'
 import { mergedOutputs, readShards, type ShardFile } from '../evidence/shards.js'
 import { writeEvidenceFile } from '../evidence/store.js'
@@ -29,6 +30,9 @@ export async function mergeCommand(argv: string[], rawIO: CliIO): Promise<number
   const io = maskedIO(rawIO, context.redact)
   // The shards' files and what verify wrote beside them are verify's own output, not code: left out (while untracked).
   const shards = files.map((f) => ({ ...f, path: resolve(rawIO.cwd, f.path) }))
+  // A file of the project's own, or a place that cannot take the evidence, is refused as `verify run` refuses it.
+  const unwritable = evidenceLocationProblem(context.evidencePath, context.logDir)
+  if (unwritable) throw new VerifyUsageError(unwritable)
   // Written over, a shard would be lost: a second merge could no longer be made from the same shards.
   const overwritten = shards.find((f) => f.path === context.evidencePath)
   if (overwritten)

@@ -109,6 +109,13 @@ describe('verify run --shard and verify merge', () => {
     expect(over.code).toBe(2)
     expect(over.stderr).toContain('it is one of the shards being merged')
     expect(readFileSync(p.evidence('s1.json'), 'utf8')).toBe(shard)
+    // Nor into a file of the project's own.
+    const mine = join(p.dir, 'notes.md')
+    writeFileSync(mine, '# keep me\n')
+    const notes = await p.run(['merge', p.evidence('s1.json'), p.evidence('s2.json'), p.evidence('s3.json'), '--evidence', mine])
+    expect(notes.code).toBe(2)
+    expect(notes.stderr).toContain('is not a verify evidence file: verify does not overwrite it')
+    expect(readFileSync(mine, 'utf8')).toBe('# keep me\n')
   })
 
   it('a shard whose own check fails exits 1; merging a missing shard is incomplete', async () => {
