@@ -109,7 +109,9 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   const next: string[] = []
   const again = options.invocation ?? `npx verify run${checklist.protocol.name === 'default' ? '' : ` ${checklist.protocol.name}`}`
   // --reuse runs exactly the checks without valid evidence and keeps the rest: the failures, what they held back.
-  if (blocking.some((r) => r.status !== 'pending_manual')) next.push(`fix the failures above, then: ${again} --reuse`)
+  if (blocking.some((r) => FAILING.has(r.status))) next.push(`fix the failures above, then: ${again} --reuse`)
+  // Nothing failed, but some checks did not finish (an interrupt, the hook's time budget) or have no evidence yet.
+  else if (blocking.some((r) => r.status !== 'pending_manual')) next.push(`run what did not finish: ${again} --reuse`)
   for (const result of blocking.filter((r) => r.status === 'pending_manual').slice(0, 5)) {
     next.push(`ask a person to approve: ${approveCommand(again, result.id)}`)
   }

@@ -50,7 +50,13 @@ function describe(result: CheckResult, options: Required<Pick<SummaryOptions, 'l
         recommendation: `Fix the definition of "${result.id}" in the config or install what it needs`,
       }
     case 'cancelled':
-      return { issue: `Check cancelled: ${result.name}${why}`, recommendation: `Run \`${options.command}\` again once the failures above are fixed` }
+      return {
+        issue: `Check cancelled: ${result.name}${why}`,
+        // Cancelled by an interrupt, nothing to fix; by --fail-fast, after a failure that is listed too.
+        recommendation: /^interrupted\b/.test(result.reason ?? '')
+          ? `Run \`${options.command}\` again: it was interrupted before "${result.id}" finished`
+          : `Run \`${options.command}\` again once the failures above are fixed`,
+      }
     case 'skipped':
       return {
         issue: `Check skipped: ${result.name}${why}`,

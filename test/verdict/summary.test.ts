@@ -88,6 +88,13 @@ describe('summarize: issues and recommendations', () => {
     expect(summary.warnings).toEqual([])
   })
 
+  it('a check cancelled by an interrupt is to be run again, not fixed; one cancelled after a failure waits for the fix', () => {
+    const interrupted = summarize([result('x', 'cancelled', { reason: 'interrupted by SIGINT' })], false)
+    expect(interrupted.recommendations).toEqual(['Run `npx verify` again: it was interrupted before "x" finished'])
+    const afterFailure = summarize([result('b', 'failed'), result('x', 'cancelled', { reason: 'cancelled after "b" failed (--fail-fast)' })], false)
+    expect(advice(afterFailure)).toContain('Run `npx verify` again once the failures above are fixed')
+  })
+
   it('puts the reason of a check in its issue', () => {
     const summary = summarize([result('test', 'skipped', { reason: 'its dependency "build" did not pass (failed)' }), result('build', 'failed')], false)
     expect(summary.issues).toContain('Check skipped: Check test (its dependency "build" did not pass (failed))')

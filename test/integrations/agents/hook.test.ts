@@ -143,6 +143,9 @@ describe('verify hook claude-code', () => {
     )
     expect(answer.decision).toBe('block')
     expect(answer.reason).toContain('verification did not finish in time')
+    // Nothing failed: the agent is told to finish the run, not to fix failures there are none of.
+    expect(answer.reason).toContain('run what did not finish: npx verify run --reuse')
+    expect(answer.reason).not.toContain('fix the failures above')
     expect(durationMs).toBeLessThan(20_000)
     expect(p.evidence().summary.verdict).toBe('incomplete')
     expect(p.check('test').status).toBe('cancelled')
