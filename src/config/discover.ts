@@ -121,7 +121,11 @@ function searchedIn(dirs: readonly string[]): string {
 /** `--config` as given: a file. A folder is a mistake worth a sentence, not c12's "Cannot find module". */
 function givenConfigFile(path: string): string {
   if (!existsSync(path)) throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `No config file at ${path}`)
-  if (!statSync(path).isDirectory()) return path
+  const info = statSync(path)
+  if (info.isFile()) return path
+  // Reading a FIFO blocks until something writes it, a device may never end: neither is a config.
+  if (!info.isDirectory())
+    throw new VerifyConfigError('E_CONFIG_NOT_FOUND', `The config file ${path} is not a regular file (a FIFO, a device or a socket): give a file`)
   const inside = configInFolder(path)
   throw new VerifyConfigError(
     'E_CONFIG_NOT_FOUND',

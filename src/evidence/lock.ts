@@ -72,6 +72,12 @@ export async function acquireEvidenceLock(evidencePath: string, options: LockOpt
   let waiting = false
   for (;;) {
     if (create(path, holder)) return { path, holder, tookOver, release: () => releaseLock(path, holder) }
+    // Something else is in the way (a folder of that name): no holder will ever release it.
+    if (!isLockFile(path))
+      throw new VerifyError(
+        'E_EVIDENCE',
+        `cannot lock the evidence file: ${path} is not a file (a folder?); remove it, or choose another place with --evidence`,
+      )
     const current = readHolder(path)
     if (current === undefined) continue // released meanwhile: try again at once
     if (current === null || isStale(current)) {
@@ -83,6 +89,14 @@ export async function acquireEvidenceLock(evidencePath: string, options: LockOpt
     if (!waiting) options.onWait?.(current)
     waiting = true
     await sleep(Math.min(options.pollMs ?? 200, Math.max(1, deadline - Date.now())))
+  }
+}
+
+function isLockFile(path: string): boolean {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return true // gone meanwhile: released
   }
 }
 

@@ -1,7 +1,9 @@
 // End to end: configuration and usage errors (SPEC §3.1, §9). Each exits 2 with one paragraph that says what
 // is wrong and where, never a stack trace, and writes no evidence. The bad configs are in
 // fixtures/config-errors/ as .mjs/.json files, so the typed DSL does not reject them before verify sees them.
-import { mkdirSync, writeFileSync, existsSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { cleanup, diagnose, fixture, sandbox, STACK_LINE, type CliOptions, type CliResult } from '../helpers/cli.js'
@@ -69,6 +71,17 @@ describe.concurrent('invalid configurations', () => {
     expect(listed.code, diagnose(listed)).toBe(2)
     expect(listed.stderr).toContain('protocols: a config needs at least one protocol')
     expect(listed.stdout).toBe('')
+  })
+
+  test('a config file that is a FIFO is refused at once, never read (it would block)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verify-fifo-config-'))
+    try {
+      execFileSync('mkfifo', [join(dir, 'verify.config.mjs')])
+      const message = await expectUsageError(['--config', join(dir, 'verify.config.mjs')])
+      expect(message).toContain('is not a regular file (a FIFO, a device or a socket): give a file')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   test('a check with both command and run', async () => {

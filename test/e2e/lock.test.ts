@@ -3,7 +3,7 @@
 // taken over; the lock is released on every way out; reading commands do not take it. The runs that meet a held lock
 // run in process, against a holder that is a spawned run (or a lock file); runs that queue, and the signals, spawn.
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
@@ -97,6 +97,16 @@ describe('one run at a time per evidence file', () => {
       expect(box.evidence().summary.warnings[0]).toContain(`Took over the lock of ${box.evidencePath}: the run that held it (pid ${holder.pid}`)
       expect(existsSync(`${box.evidencePath}.lock`)).toBe(false)
     }
+  })
+
+  test('a folder where the lock file goes: exit 2 at once, saying what is in the way', async () => {
+    const box = sandbox({ inProcess: true })
+    mkdirSync(`${box.evidencePath}.lock`, { recursive: true })
+    const result = await box.run(['timed', '--cwd', LOCK], { timeoutMs: 20_000 })
+    expect(result.code, diagnose(result)).toBe(2)
+    expect(result.stderr).toBe(
+      `verify: cannot lock the evidence file: ${box.evidencePath}.lock is not a file (a folder?); remove it, or choose another place with --evidence\n`,
+    )
   })
 
   test('a lock whose holder is alive is respected, on this machine and on another', async () => {
