@@ -91,7 +91,13 @@ export function ignoreVerifyFolder(dir: string): string {
   const file = join(dir, '.gitignore')
   const existed = existsSync(file)
   const text = existed ? readFileSync(file, 'utf8') : ''
-  const ignored = text.split(/\r?\n/).some((line) => IGNORES_VERIFY.test(line.trim()))
+  // The last line that matches wins, as in git: `!.verify/` after `.verify/` undoes it.
+  let ignored = false
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim()
+    if (IGNORES_VERIFY.test(line)) ignored = true
+    else if (line.startsWith('!') && IGNORES_VERIFY.test(line.slice(1))) ignored = false
+  }
   if (ignored) return '.gitignore already ignores .verify/'
   writeFileSync(file, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}.verify/\n`)
   return existed ? 'added .verify/ to .gitignore' : 'created .gitignore with .verify/'

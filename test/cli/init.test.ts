@@ -153,6 +153,14 @@ describe('.gitignore', () => {
       expect(console.out).toContain('.gitignore already ignores .verify/')
     },
   )
+
+  it('an entry that a later `!.verify/` undoes does not count: .verify/ is added again, last', async () => {
+    const dir = project({ 'package.json': pkg(), '.gitignore': '.verify/\n!.verify/\n' })
+    const console = io(dir)
+    await initCommand([], console)
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('.verify/\n!.verify/\n.verify/\n')
+    expect(console.out).toContain('added .verify/ to .gitignore')
+  })
 })
 
 describe('an existing config', () => {
