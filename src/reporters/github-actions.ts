@@ -110,7 +110,10 @@ export function renderAnnotations(run: RunOutcome, options: AnnotationOptions = 
 /** Appends the summary to `file`, keeping the whole file under GitHub's limit; says why when it cannot. */
 function appendSummary(outcome: RunOutcome, file: string, options: ReporterOptions): string | null {
   try {
-    const existing = existsSync(file) ? statSync(file).size : 0
+    const info = existsSync(file) ? statSync(file) : null
+    // Opening a FIFO for appending blocks until something reads it: at the end of a run, a hang no signal ends.
+    if (info && !info.isFile()) return `The step summary ${file} is not a regular file: verify's summary was not written.`
+    const existing = info ? info.size : 0
     const room = STEP_SUMMARY_LIMIT - 1 - existing - (existing > 0 ? 1 : 0)
     if (room < MIN_SUMMARY_BYTES) return `The step summary already holds ${existing} bytes: no room for verify's summary under GitHub's 1 MiB limit.`
     const text = renderMarkdownSummary(outcome, { maxBytes: room, limitLabel: "GitHub's 1 MiB limit", cwd: options.cwd })

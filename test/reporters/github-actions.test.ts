@@ -1,5 +1,6 @@
 // The github-actions reporter as the runner reads it: folds, annotations within GitHub's limits, no command
 // injection from check output, and a step summary appended under 1 MiB.
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -171,6 +172,15 @@ describe('github-actions: step summary', () => {
     await run([result('ok', 'passed')], { GITHUB_STEP_SUMMARY: file })
     await run([result('ok', 'passed')], { GITHUB_STEP_SUMMARY: file })
     expect(readFileSync(file, 'utf8').match(/### ✅ verify: approved/g)).toHaveLength(2)
+  })
+
+  test('a $GITHUB_STEP_SUMMARY that is a FIFO is not opened (that would block): a warning says so', async () => {
+    const file = summaryFile()
+    execFileSync('mkfifo', [file])
+    const { parsed } = await run([result('ok', 'passed')], { GITHUB_STEP_SUMMARY: file })
+    expect(parsed.commands.filter((c) => c.name === 'warning').map((c) => c.message)).toEqual([
+      `The step summary ${file} is not a regular file: verify's summary was not written.`,
+    ])
   })
 
   test('without $GITHUB_STEP_SUMMARY nothing is written and nothing fails', async () => {
