@@ -141,7 +141,16 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
     let dirty = tree !== repo.headTree
     for (const link of gitlinks.toSorted()) {
       const top = path.join(repo.top, link)
-      if (!existsSync(path.join(top, '.git'))) continue // not checked out: the recorded commit is all there is
+      if (!existsSync(path.join(top, '.git'))) {
+        // Not checked out: the recorded commit is all there is, and git adds nothing put into its folder.
+        if ((await readdir(top).catch(() => [])).length > 0) {
+          throw new VerifyError(
+            'E_WORKSPACE',
+            `Cannot fingerprint the workspace: the submodule ${link} is not checked out, but its folder holds files, which no evidence could be bound to. Check it out (\`git submodule update --init ${link}\`) or empty its folder.`,
+          )
+        }
+        continue
+      }
       const inner = leaveOut.filter((out) => out.startsWith(`${link}/`)).map((out) => out.slice(link.length + 1))
       const subRepo = await findRepo(top)
       if (!subRepo) continue

@@ -1,5 +1,5 @@
 // readIndex and indexTree: git's index file read by verify itself, checked against what git says of the same index.
-import { chmodSync, chownSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { VerifyError } from '../../src/errors.js'
@@ -104,6 +104,23 @@ describe('a repository git refuses', () => {
     expect(error).toBeInstanceOf(VerifyError)
     expect((error as VerifyError).message).toBe(
       `Cannot fingerprint the workspace: git refuses to work in ${root}, which another user owns ("dubious ownership"). If you trust it, run \`git config --global --add safe.directory ${root}\` and run verify again.`,
+    )
+  })
+})
+
+describe('a submodule that is not checked out', () => {
+  it('an empty folder is the commit the superproject records; files put into it are a clear error, never left unbound', async () => {
+    const lib = repo({ 'lib.ts': 'export const lib = 1\n' })
+    const root = repo({ 'src/a.ts': 'a\n' })
+    git(root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib')
+    git(root, 'commit', '-q', '-m', 'submodule')
+    const sub = join(root, 'vendor/lib')
+    rmSync(sub, { recursive: true, force: true })
+    mkdirSync(sub)
+    await fingerprint(root)
+    write(root, 'vendor/lib/lib.ts', 'export const lib = 2\n')
+    await expect(fingerprint(root)).rejects.toThrow(
+      'Cannot fingerprint the workspace: the submodule vendor/lib is not checked out, but its folder holds files, which no evidence could be bound to. Check it out (`git submodule update --init vendor/lib`) or empty its folder.',
     )
   })
 })
