@@ -46,10 +46,20 @@ export function holdsConfig(dir: string): boolean {
   if (configInFolder(dir) || isFile(join(dir, RC_FILE))) return true
   const pkg = join(dir, 'package.json')
   if (!isFile(pkg)) return false
+  let text: string
   try {
-    const data = JSON.parse(readFileSync(pkg, 'utf8')) as Record<string, unknown> | null
-    return typeof data === 'object' && data !== null && data[PACKAGE_JSON_KEY] !== undefined
+    text = readFileSync(pkg, 'utf8')
   } catch {
+    return false
+  }
+  try {
+    const data = JSON.parse(text) as Record<string, unknown> | null
+    return typeof data === 'object' && data !== null && data[PACKAGE_JSON_KEY] !== undefined
+  } catch (error) {
+    // A config in a package.json that does not parse is a broken config, not a missing one.
+    if (new RegExp(`"${PACKAGE_JSON_KEY}"\\s*:`).test(text)) {
+      throw new VerifyConfigError('E_CONFIG_LOAD', `${pkg} holds a "${PACKAGE_JSON_KEY}" key but is not valid JSON (${(error as Error).message}): fix the JSON`)
+    }
     return false
   }
 }

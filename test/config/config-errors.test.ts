@@ -73,6 +73,18 @@ describe.concurrent('invalid configurations', () => {
     expect(listed.stdout).toBe('')
   })
 
+  test('a package.json with a "verify" key that is not valid JSON is a broken config, not a missing one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verify-broken-pkg-'))
+    try {
+      writeFileSync(join(dir, 'package.json'), '{ "name": "x", "verify": { "checks": { "a": "true" } }, }\n')
+      const message = await expectUsageError(['--cwd', dir])
+      expect(message).toContain(`${join(dir, 'package.json')} holds a "verify" key but is not valid JSON (`)
+      expect(message).not.toContain('No verify config found')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('a config file that is a FIFO is refused at once, never read (it would block)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'verify-fifo-config-'))
     try {
