@@ -42,8 +42,9 @@ describe('timeouts', () => {
 
   test('--timeout on the command line overrides the configured timeout', async () => {
     const box = sandbox()
-    // The `interrupt` protocol's long check is configured with 30 s.
-    const result = await box.run(['interrupt', '--timeout', '1s', '--cwd', SUPERVISION])
+    // The `interrupt` protocol's long check is configured with 30 s. 3 s leave its tree time to start and write its
+    // pids on a loaded machine (1 s did not, once).
+    const result = await box.run(['interrupt', '--timeout', '3s', '--cwd', SUPERVISION])
     expect(result.killedByTest).toBe(false)
     expect(result.code, diagnose(result)).toBe(1)
     expect(box.check('long')).toMatchObject({ status: 'timed_out', evidence: { timedOut: true } })
