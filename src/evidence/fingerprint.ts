@@ -6,7 +6,8 @@ import { performance } from 'node:perf_hooks'
 import { VERIFY_DIR } from '../defaults.js'
 import type { WorkspaceInfo } from '../types.js'
 import { canonicalJson, sha256 } from './canonical.js'
-import { findRepo, git, isIgnored, LARGE_OUTPUT, workTree, type Repo, type WorkTree } from './git-tree.js'
+import { git, LARGE_OUTPUT } from './git-process.js'
+import { findRepo, isIgnored, workTree, type Repo, type WorkTree } from './git-tree.js'
 import { loadPicomatch } from './globs.js'
 
 /** Folders never part of a fingerprint outside git, at any depth. */
