@@ -6,6 +6,7 @@
 // loading the library's ~100 modules a second time. Same package, same version, same code: only loading is saved; and
 // the functions beyond the DSL and the schemas (the runner, the fingerprint, loading) load on their first call.
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { installCacheDir, TOOL } from '../version.js'
@@ -70,4 +71,31 @@ export function transformCacheDir(rootDir: string, env: Readonly<Record<string, 
   // A project without node_modules (verify run by npx, or installed globally): beside verify's own install, if any.
   const beside = installCacheDir('jiti')
   return existsSync(dirname(dirname(dirname(beside)))) ? beside : false
+}
+
+type Transform = (options: unknown) => unknown
+
+let babel: { file: string; transform: Transform } | null = null
+
+/**
+ * jiti's TypeScript transform, given to jiti as its `transform`: babel, required on the first file that has no cached
+ * transform (a fresh clone, after `npm ci`), as jiti itself would. Unlike jiti's own, it can be let go.
+ */
+export function configTransform(options: unknown): unknown {
+  if (!babel) {
+    const require = createRequire(import.meta.url)
+    const file = join(dirname(require.resolve('jiti/package.json')), 'dist', 'babel.cjs')
+    babel = { file, transform: require(file) as Transform }
+  }
+  return babel.transform(options)
+}
+
+/**
+ * Lets babel go once the config is loaded: loaded, it holds about 30 MiB that a run would otherwise keep to its end,
+ * a fifth of verify's 150 MiB budget while a check floods its output. The next load that needs it requires it again.
+ */
+export function releaseTransform(): void {
+  if (!babel) return
+  delete createRequire(import.meta.url).cache[babel.file]
+  babel = null
 }

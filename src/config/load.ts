@@ -10,7 +10,7 @@ import type { LoadConfigOptions } from 'c12'
 import { VerifyError, VerifyConfigError } from '../errors.js'
 import type { PresetContext } from './define.js'
 import { configInFolder, configNotFound, isFile, PACKAGE_JSON_KEY, projectRootOf, RC_FILE, type Discovery } from './discover.js'
-import { selfAlias, transformCacheDir } from './jiti-options.js'
+import { configTransform, releaseTransform, selfAlias, transformCacheDir } from './jiti-options.js'
 import { collectLayers, type Layer } from './layers.js'
 import { mergeConfigObjects } from './merge.js'
 import type { Environment } from '../types.js'
@@ -49,7 +49,12 @@ function c12Options(env: Environment, context: PresetContext): LoadConfigOptions
     context: context as unknown as NonNullable<LoadConfigOptions['context']>,
     // The transform of each file is cached (content-keyed); the module is evaluated afresh on every load, never taken
     // from a module cache: a config may read the environment or other files, and a stale protocol would approve.
-    jitiOptions: { fsCache: transformCacheDir(context.rootDir, env), moduleCache: false, alias: selfAlias(context.rootDir) },
+    jitiOptions: {
+      fsCache: transformCacheDir(context.rootDir, env),
+      moduleCache: false,
+      alias: selfAlias(context.rootDir),
+      transform: configTransform as NonNullable<NonNullable<LoadConfigOptions['jitiOptions']>['transform']>,
+    },
   }
 }
 
@@ -58,6 +63,14 @@ function c12Options(env: Environment, context: PresetContext): LoadConfigOptions
  * message when loading ends the wrong way (the time limit, process.exit, a stray throw: guard.ts).
  */
 export async function loadLayers(discovery: Discovery, env: Environment, progress: { file: string }): Promise<LoadedFiles> {
+  try {
+    return await loadEveryLayer(discovery, env, progress)
+  } finally {
+    releaseTransform()
+  }
+}
+
+async function loadEveryLayer(discovery: Discovery, env: Environment, progress: { file: string }): Promise<LoadedFiles> {
   const { cwd, configFile, baseDir, discovered } = discovery
   // Presets see the folder of the config: discovery finds it in `cwd` (c12 does not search upwards).
   const context: PresetContext = { rootDir: baseDir, ...(configFile ? { configFile } : {}), env }

@@ -2,9 +2,11 @@
 // 24 days, never negative), `__proto__` refused as a check or protocol id instead of silently dropped, and ids that
 // are names of Object.prototype members (`constructor`, `toString`) treated as ordinary ids.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { loadVerifyConfig } from '../../src/config/index.js'
 import { DURATION_RULE } from '../../src/duration.js'
 import { cleanup, diagnose, STACK_LINE } from '../helpers/cli.js'
 import { runCliInProcess } from '../helpers/in-process.js'
@@ -131,5 +133,20 @@ describe('check and protocol ids', { timeout: 30_000 }, () => {
     const missing = await verify(['list', 'hasOwnProperty'])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toMatch(/No protocol "hasOwnProperty"/)
+  })
+})
+
+describe("the config's TypeScript transform", () => {
+  it('babel, loaded for a config with no cached transform, is let go once the config is loaded (SPEC §13 memory)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verify-transform-'))
+    try {
+      writeFileSync(join(dir, 'verify.config.ts'), "const id: string = 'a'\nexport default { checks: { [id]: 'true' } }\n")
+      const loaded = await loadVerifyConfig({ cwd: dir, env: { JITI_FS_CACHE: 'false' } })
+      expect(loaded.protocol.checks.map((c) => c.id)).toEqual(['a'])
+      const held = Object.keys(createRequire(import.meta.url).cache).filter((file) => file.endsWith(join('jiti', 'dist', 'babel.cjs')))
+      expect(held).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

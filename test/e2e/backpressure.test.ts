@@ -59,6 +59,7 @@ describe('a slow reader of live output', () => {
     const args = ['--cwd', fixture('backpressure'), '--reporter', 'verbose', '--evidence', box.evidencePath, '--no-color']
     const { code, peakMiB, report } = await runIntoSlowReader(args, box.dir, 1500)
     expect(code).toBe(0)
+    console.info(`backpressure: verify's peak RSS ${peakMiB.toFixed(1)} MiB`)
     expect(peakMiB).toBeLessThan(150)
     expect(report.notes.length, JSON.stringify({ ...report, tail: '…', peakMiB })).toBeGreaterThanOrEqual(1)
     expect(report.notes[0]).toMatch(
