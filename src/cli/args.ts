@@ -43,7 +43,11 @@ function parseProblem(command: string, error: unknown, options: Options, argv: r
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
     const name = flag.replace(/^-+/, '')
-    if (options[name]?.type === 'boolean') return `${flag} takes no value.`
+    if (options[name]?.type === 'boolean') {
+      // `--no-color=false`: node:util names the flag without its `no-`; the message names it as it was typed.
+      const typed = argv.find((word) => word.startsWith(`--no-${name}=`) || word.startsWith(`${flag}=`))?.split('=')[0] ?? flag
+      return `${typed} takes no value.`
+    }
     // `--concurrency -1`: the next word starts with a dash, so it reads as an option, not as this flag's value.
     const next = argv[argv.indexOf(flag) + 1]
     return next !== undefined && argv.includes(flag) && next.startsWith('-')

@@ -1,6 +1,6 @@
 // Where a protocol's evidence lives and how it is sealed: the part of a command's context that needs no terminal,
 // shared by the CLI and the test-runner integrations.
-import { resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { loadVerifyConfig, type Environment, type LoadedConfig } from '../config/index.js'
 import type { ProtocolOverrides } from '../config/resolve.js'
 import { loadProtocolFromRef } from '../config/protocol-from.js'
@@ -47,7 +47,12 @@ export async function openEvidenceSession(options: EvidenceSessionOptions): Prom
     ...(options.configEnv ? { env: options.configEnv } : {}),
   }
   const loaded = options.protocolFrom === undefined ? await loadVerifyConfig(load) : await loadProtocolFromRef(options.protocolFrom, load)
-  const evidencePath = options.evidence ? resolve(cwd, options.evidence) : defaultEvidencePath(loaded.rootDir)
+  // `--evidence out/` names a folder: the file goes into it under the default name, never as a file named `out`.
+  const evidencePath = options.evidence
+    ? /[\\/]$/.test(options.evidence)
+      ? join(resolve(cwd, options.evidence), basename(defaultEvidencePath(loaded.rootDir)))
+      : resolve(cwd, options.evidence)
+    : defaultEvidencePath(loaded.rootDir)
   return {
     loaded,
     evidencePath,

@@ -55,6 +55,11 @@ describe('flag values that name nothing', () => {
     expect(() => parse('run', words, RUN_FLAGS)).toThrow(/^--(evidence|cwd|config) was given an empty value\. Run `verify run --help`/)
   })
 
+  it('a switch given a value is named as it was typed', () => {
+    expect(() => parse('run', ['--no-color=false'], RUN_FLAGS)).toThrow(/^--no-color takes no value\./)
+    expect(() => parse('run', ['--color=yes'], RUN_FLAGS)).toThrow(/^--color takes no value\./)
+  })
+
   it('a value that starts with a dash says it read as an option, and how to give it', () => {
     expect(() => parse('run', ['--concurrency', '-1'], RUN_FLAGS)).toThrow(
       '--concurrency needs a value; "-1" reads as an option (write --concurrency=-1 to give it as the value).',

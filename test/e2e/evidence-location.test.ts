@@ -93,6 +93,14 @@ describe('an evidence location that cannot be written is refused before anything
     expect(lstatSync(link).isSymbolicLink()).toBe(true)
   })
 
+  it('an evidence path that ends with a slash is a folder: the evidence goes into it as evidence.json', async () => {
+    const folder = join(work, 'into-this')
+    const result = await verify('marker', `${folder}/`)
+    expect(result.code, diagnose(result)).toBe(0)
+    expect(existsSync(join(folder, 'evidence.json'))).toBe(true)
+    rmSync(join(work, 'marker.ran'), { force: true })
+  })
+
   it('the evidence path is a folder', async () => {
     const folder = join(work, 'a-folder.json')
     mkdirSync(folder, { recursive: true })
