@@ -79,11 +79,19 @@ export async function focusedFile(files: Iterable<string>): Promise<string | nul
   return null
 }
 
+/** An option as typed (`--test-path-ignore-patterns`, `-c`) in camel case, and its inline value; null for a plain word. */
+export function optionWord(word: string): { name: string; value: string | undefined } | null {
+  const option = /^--?([\w-]+)(?:=([\s\S]*))?$/.exec(word)
+  if (!option) return null
+  return { name: (option[1] as string).replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()), value: option[2] }
+}
+
 /**
- * Does the check's own command give `value` (an option's value: a config file, a folder) — the same word, or a path
- * that resolves to the same place from the check's folder? Then a run started with it is the check's own run.
+ * Does the check's own command give `value` to one of the options `names` (camel case, `--name value` or
+ * `--name=value`): the same word, or a path that resolves to the same place from the check's folder? Then a run
+ * started with it is the check's own run. A word elsewhere in the command (`npm test` and `--dir test`) is not.
  */
-export function commandNames(check: ResolvedCheck, value: string, from: string): boolean {
+export function commandGives(check: ResolvedCheck, names: readonly string[], value: string, from: string): boolean {
   const { command } = check
   if (!command) return false
   let words: string[]
@@ -93,9 +101,11 @@ export function commandNames(check: ResolvedCheck, value: string, from: string):
     words = typeof command === 'string' ? command.split(/\s+/) : []
   }
   const target = resolve(from, value)
-  return words.some((word) => {
-    const given = word.startsWith('-') && word.includes('=') ? word.slice(word.indexOf('=') + 1) : word
-    return given === value || resolve(check.cwd, given) === target
+  return words.some((word, i) => {
+    const option = optionWord(word)
+    if (!option || !names.includes(option.name)) return false
+    const given = option.value ?? words[i + 1]
+    return given !== undefined && (given === value || resolve(check.cwd, given) === target)
   })
 }
 

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import { commandNames, samePlace, focusedFile, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
+import { commandGives, focusedFile, optionWord, samePlace, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
 export interface JestGlobalConfig {
@@ -98,8 +98,6 @@ const SUITE_OPTIONS = new Set([
   'modulePathIgnorePatterns',
 ])
 
-const camel = (name: string): string => name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase())
-
 /**
  * Why this Jest is not set up as the check's own command sets it up, or null: its rootDir is not the check's folder,
  * or its command line (`argv`, after the script) gives a config, roots, projects or test patterns the check's command
@@ -109,10 +107,11 @@ export function narrowedRunReason(argv: readonly string[], rootDir: string, chec
   if (!samePlace(rootDir, check.cwd)) return `Jest's rootDir is ${rootDir}, not the folder the "${check.id}" check runs in (${check.cwd})`
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i] as string
-    const option = /^--?([\w-]+)(?:=([\s\S]*))?$/.exec(word)
-    if (!option || !SUITE_OPTIONS.has(camel(option[1] as string))) continue
-    const value = option[2] ?? argv[i + 1] ?? ''
-    if (!commandNames(check, value, process.cwd()))
+    const option = optionWord(word)
+    if (!option || !SUITE_OPTIONS.has(option.name)) continue
+    const value = option.value ?? argv[i + 1] ?? ''
+    const names = option.name === 'c' || option.name === 'config' ? ['c', 'config'] : [option.name]
+    if (!commandGives(check, names, value, process.cwd()))
       return `Jest was started with ${word.split('=')[0]} ${value}, which the "${check.id}" check's command does not give`
   }
   return null

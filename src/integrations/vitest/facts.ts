@@ -4,7 +4,7 @@ import { relative } from 'node:path'
 import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import { commandNames, samePlace, focusedFile, type TestRunFacts } from '../test-run.js'
+import { commandGives, focusedFile, samePlace, type TestRunFacts } from '../test-run.js'
 
 type UnhandledErrors = Parameters<NonNullable<Reporter['onTestRunEnd']>>[1]
 type RunEndReason = Parameters<NonNullable<Reporter['onTestRunEnd']>>[2]
@@ -69,13 +69,13 @@ export function narrowedRunReason(vitest: Vitest, check: ResolvedCheck): string 
   if (!samePlace(cwd, check.cwd)) {
     return `Vitest ran in ${relative(check.cwd, cwd) || cwd}, not in the folder the "${check.id}" check runs in (${check.cwd})`
   }
-  const options: [string, unknown][] = [
-    ['--root', started.root],
-    ['--dir', started.dir],
-    ['--config', started.config],
+  const options: [string, string[], unknown][] = [
+    ['--root', ['root', 'r'], started.root],
+    ['--dir', ['dir'], started.dir],
+    ['--config', ['config', 'c'], started.config],
   ]
-  for (const [option, value] of options) {
-    if (typeof value === 'string' && value !== '' && !commandNames(check, value, cwd)) {
+  for (const [option, names, value] of options) {
+    if (typeof value === 'string' && value !== '' && !commandGives(check, names, value, cwd)) {
       return `Vitest was started with ${option} ${value}, which the "${check.id}" check's command does not give`
     }
   }
