@@ -5,6 +5,7 @@
 // that the work is not verified.
 import { tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { findConfigDir } from '../config/discover.js'
 import { DEFAULTS, VERIFY_DIR } from '../defaults.js'
 import { formatDuration } from '../duration.js'
 import { VerifyUsageError } from '../errors.js'
@@ -111,7 +112,8 @@ async function decide(
   const stop: StopEvent = event instanceof Error ? { cwd: null, session: 'unknown', event: 'unknown', continued: true, gate: true } : event
   if (!stop.gate) return { kind: 'allow' }
   const given = adapter.projectDirEnv ? io.env[adapter.projectDirEnv] : undefined
-  const agentProject = given && isAbsolute(given) ? given : undefined
+  // Only a project that has a protocol: in a monorepo whose packages each have their own, the event's folder decides.
+  const agentProject = given && isAbsolute(given) && findConfigDir(given).dir !== undefined ? given : undefined
   const projectDir = resolve(io.cwd, (values.cwd as string | undefined) ?? agentProject ?? stop.cwd ?? '.')
   const evidence = values.evidence as string | undefined
   const counter = new FallbackCounter(evidence ? dirname(resolve(projectDir, evidence)) : join(projectDir, VERIFY_DIR), projectDir)

@@ -60,6 +60,10 @@ describe('verify hook claude-code', () => {
     expect(gated.answer.reason as string).toContain('test (Unit tests) — failed')
     const gemini = await hookInProcess(['gemini'], { ...event, hook_event_name: 'AfterAgent' }, { ...env(p), GEMINI_PROJECT_DIR: p.dir })
     expect(gemini.answer.decision).toBe('deny')
+    // A session folder with no protocol of its own (a monorepo's root): the event's folder is gated.
+    const fromEvent = await hookInProcess(['claude-code'], stopEvent(p), { ...env(p), CLAUDE_PROJECT_DIR: p.outside })
+    expect(fromEvent.answer.decision).toBe('block')
+    expect(fromEvent.answer.reason as string).toContain('test (Unit tests) — failed')
   })
 
   it('after the fix, the next stop re-runs only what the change touched and lets the agent stop', async () => {
