@@ -4,8 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, ROOT, runCli, sandbox, STACK_LINE, survivors } from '../helpers/cli.js'
-import { processesWithEnv } from '../helpers/scenario.js'
+import { cleanup, diagnose, fixture, ROOT, runCli, sandbox, STACK_LINE, survivors, processesWithEnv } from '../helpers/cli.js'
 
 afterAll(cleanup)
 

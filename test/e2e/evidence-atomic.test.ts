@@ -5,8 +5,8 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readEvidenceFile } from '../../src/evidence/store.js'
-import { cleanup, diagnose, isAlive, sleep } from '../helpers/cli.js'
-import { processesWithEnv, scenario } from '../helpers/scenario.js'
+import { cleanup, diagnose, isAlive, sleep, processesWithEnv } from '../helpers/cli.js'
+import { scenario } from '../helpers/scenario.js'
 
 afterAll(cleanup)
 

@@ -4,8 +4,8 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { cleanup, diagnose, isAlive } from '../helpers/cli.js'
-import { floodSha256, MIB, processesWithEnv, scenario, watchPeakRss } from '../helpers/scenario.js'
+import { cleanup, diagnose, isAlive, processesWithEnv } from '../helpers/cli.js'
+import { floodSha256, MIB, scenario, watchPeakRss } from '../helpers/scenario.js'
 
 afterAll(cleanup)
 

@@ -7,9 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFile
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, isAlive, sandbox, sleep, survivors, waitForFile, type Sandbox } from '../helpers/cli.js'
+import { cleanup, diagnose, fixture, isAlive, sandbox, sleep, survivors, waitForFile, type Sandbox, processesWithEnv } from '../helpers/cli.js'
 import { project, removeProjects } from '../helpers/project.js'
-import { processesWithEnv } from '../helpers/scenario.js'
 
 afterAll(async () => {
   await cleanup()

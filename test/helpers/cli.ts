@@ -204,16 +204,30 @@ export async function cleanup(): Promise<void> {
   for (const child of running) child.kill('SIGKILL')
   for (const dir of sandboxes.splice(0)) {
     if (!existsSync(dir)) continue
-    for (const name of readdirSync(dir)) {
-      if (!/\.pids?$/.test(name)) continue
-      for (const pid of readPids(join(dir, name))) {
-        try {
-          process.kill(pid, 'SIGKILL')
-        } catch {
-          // Already gone: what the tests expect.
-        }
+    // By the sandbox's tag, not by the pids its files name: those died long ago, as the tests expect, and the kernel
+    // hands their numbers out again (32768 of them, a few minutes of this suite), to other tests' processes.
+    for (const pid of processesWithEnv('E2E_TMP', dir)) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // Gone meanwhile.
       }
     }
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** Pids of live processes whose environment holds `KEY=value`: what a test left behind, whatever its group. */
+export function processesWithEnv(key: string, value: string): number[] {
+  const found: number[] = []
+  const needle = `${key}=${value}`
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(needle)) found.push(Number(name))
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found
 }

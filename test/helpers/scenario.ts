@@ -61,18 +61,3 @@ export function watchPeakRss(pid: number): { stop(): number } {
 export function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length
 }
-
-/** Pids of live processes whose environment holds `KEY=value`: what a test left behind, whatever its group. */
-export function processesWithEnv(key: string, value: string): number[] {
-  const found: number[] = []
-  const needle = `${key}=${value}`
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
-    try {
-      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(needle)) found.push(Number(name))
-    } catch {
-      // Gone meanwhile, or not ours to read.
-    }
-  }
-  return found
-}

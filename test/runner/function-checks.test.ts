@@ -5,8 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, noisyBytes, readPids, sandbox, sha256Hex, STACK_LINE, survivors, type Sandbox } from '../helpers/cli.js'
-import { processesWithEnv } from '../helpers/scenario.js'
+import { cleanup, diagnose, fixture, noisyBytes, readPids, sandbox, sha256Hex, STACK_LINE, survivors, type Sandbox, processesWithEnv } from '../helpers/cli.js'
 
 afterAll(cleanup)
 
