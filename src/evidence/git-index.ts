@@ -1,7 +1,8 @@
 // Reads the entries of a git index file (gitformat-index(5), versions 2–4) without starting git: the fingerprint
 // needs each entry's path, mode and the flags that make git skip a file, and one process less is a tenth of its
 // time. Anything this reader does not know (a split index, another version) gives null: ask git instead.
-import { readFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { readFile, writeFile } from 'node:fs/promises'
 
 export interface IndexEntry {
   path: string
@@ -23,16 +24,31 @@ const FIXED = 40 // ctime, mtime, dev, ino, mode, uid, gid, size: ten 32-bit fie
 export async function readIndex(file: string, objectBytes: number): Promise<IndexEntry[] | null> {
   const data = await readOrNull(file)
   if (!data) return []
-  return parse(data, objectBytes, true)?.entries ?? null
+  const parsed = parse(data, objectBytes, true)
+  // A split index ("link") keeps most entries in another file.
+  return parsed && !parsed.extensions.some((e) => e.signature === 'link') ? parsed.entries : null
 }
 
 /**
- * The tree `git write-tree` would write for the index at `file`, read from its cache-tree extension ("TREE") when git
- * keeps the root of it valid — git invalidates the trees above every path it adds or removes — or null: ask git.
+ * Rewrites the index copy at `file` without its optional extensions: the cache-tree ("TREE"), the untracked cache and
+ * the fsmonitor's token are caches, and whoever can write .git/index could leave them stale for git to trust (a
+ * cache-tree of the old tree over entries of the new files). `'split'` for a split index, whose entries live in
+ * another file; false when the file is not an index read here (it is then not to be used).
  */
-export async function indexTree(file: string, objectBytes: number): Promise<string | null> {
+export async function withoutCaches(file: string, objectBytes: number): Promise<boolean | 'split'> {
   const data = await readOrNull(file)
-  return data ? (parse(data, objectBytes, false)?.tree ?? null) : null
+  if (!data) return true
+  const parsed = parse(data, objectBytes, false)
+  if (!parsed) return false
+  if (parsed.extensions.some((e) => e.signature === 'link')) return 'split'
+  // Upper-case signatures are optional: git works the same without them. The others (a sparse index's "sdir") stay.
+  const kept = parsed.extensions.filter((e) => !/^[A-Z]/.test(e.signature)).map((e) => data.subarray(e.start, e.end))
+  const body = Buffer.concat([data.subarray(0, parsed.extensionsAt), ...kept])
+  const checksum = createHash(objectBytes === 32 ? 'sha256' : 'sha1')
+    .update(body)
+    .digest()
+  await writeFile(file, Buffer.concat([body, checksum]))
+  return true
 }
 
 async function readOrNull(file: string): Promise<Buffer | null> {
@@ -46,8 +62,9 @@ async function readOrNull(file: string): Promise<Buffer | null> {
 
 interface ParsedIndex {
   entries: IndexEntry[]
-  /** The root tree of a valid cache-tree extension. */
-  tree: string | null
+  /** Where the entries end. */
+  extensionsAt: number
+  extensions: { signature: string; start: number; end: number }[]
 }
 
 // Truncated or not what it claims: null, and git will say what is wrong.
@@ -111,25 +128,13 @@ function parseIndex(data: Buffer, objectBytes: number, collect: boolean): Parsed
       skipWorktree: (extended & SKIP_WORKTREE) !== 0,
     })
   }
-  // Extensions: a split index ("link") keeps most entries in another file.
-  let tree: string | null = null
+  const extensionsAt = offset
+  const extensions: ParsedIndex['extensions'] = []
   while (offset + 8 <= data.length - objectBytes) {
-    const signature = data.toString('latin1', offset, offset + 4)
     const size = data.readUInt32BE(offset + 4)
-    if (signature === 'link') return null
-    if (signature === 'TREE') tree = rootTree(data.subarray(offset + 8, offset + 8 + size), objectBytes)
+    extensions.push({ signature: data.toString('latin1', offset, offset + 4), start: offset, end: offset + 8 + size })
     offset += 8 + size
   }
   if (offset !== data.length - objectBytes) return null
-  return { entries, tree }
-}
-
-// The first entry of the cache-tree is the root: an empty path, then `<entries> <subtrees>\n` in ASCII, then the
-// tree's id unless <entries> is -1 (invalid).
-function rootTree(extension: Buffer, objectBytes: number): string | null {
-  const end = extension.indexOf(10)
-  if (extension[0] !== 0 || end < 0) return null
-  const counts = /^(-?\d+) (\d+)$/.exec(extension.toString('latin1', 1, end))
-  if (!counts || Number(counts[1]) < 0 || end + 1 + objectBytes > extension.length) return null
-  return extension.toString('hex', end + 1, end + 1 + objectBytes)
+  return { entries, extensionsAt, extensions }
 }

@@ -15,23 +15,27 @@ export interface GitOptions {
 }
 
 /**
- * `git -c …` settings under which `git add` hashes every file's real bytes: the repository's own clean filters (a
- * `filter=` attribute whose driver `.git/config` defines) could otherwise hash anything at all in place of the file,
- * an fsmonitor could report an edited file as unchanged, and a stat cache told to look at less (no ctime, only the
- * size and mtime, or nothing at all) would take a rewrite of the same size with its old mtime put back for the file
- * it was.
+ * `git -c …` settings, above every config file, under which git reads each file as its bytes: no fsmonitor (it could
+ * report an edited file as unchanged), a full stat check (with no ctime, only size and mtime, or nothing at all, a
+ * rewrite of the same size with its old mtime put back would pass for the file it was), no line-ending conversion,
+ * names compared case by case, the executable bit and symbolic links as they are, no untracked cache, and no file
+ * skipped because it could not be read. The attributes that convert content (`text`, `eol`, `ident`, `filter`,
+ * `working-tree-encoding`) are unset by the git directory of git-view.ts.
  */
-export async function rawContentConfig(cwd: string): Promise<string[]> {
-  const args = ['-c', 'core.fsmonitor=false', '-c', 'core.trustctime=true', '-c', 'core.checkStat=default', '-c', 'core.ignoreStat=false']
-  // Never rejects: git missing or no repository is findRepo's to report.
-  const listed = await run(cwd, ['config', '--get-regexp', '^filter\\.']).then(
-    (result) => result.stdout,
-    () => '', // exit 1: no filter configured
-  )
-  const names = new Set([...listed.matchAll(/^filter\.(.+)\.(?:clean|smudge|process|required)\s/gm)].map((m) => m[1] as string))
-  for (const name of names) args.push('-c', `filter.${name}.clean=cat`, '-c', `filter.${name}.process=`, '-c', `filter.${name}.required=false`)
-  return args
-}
+export const RAW_CONTENT = [
+  'core.fsmonitor=false',
+  'core.trustctime=true',
+  'core.checkStat=default',
+  'core.ignoreStat=false',
+  'core.autocrlf=false',
+  'core.safecrlf=false',
+  'core.ignorecase=false',
+  'core.fileMode=true',
+  'core.symlinks=true',
+  'core.untrackedCache=false',
+  'core.splitIndex=false',
+  'add.ignoreErrors=false',
+].flatMap((setting) => ['-c', setting])
 
 /** Runs git in `cwd` with an environment no hook or caller can redirect; resolves to its stdout. */
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<string> {

@@ -1,13 +1,15 @@
-// The working tree as git would commit it, read through a temporary index (the real one is never touched): files
-// flagged assume-unchanged or skip-worktree by their real content, submodules by their own working trees.
+// The working tree as git would commit it, read through a temporary index and a git directory of verify's own (the
+// real ones are never touched, their settings never applied): files flagged assume-unchanged or skip-worktree by their
+// real content, submodules by their own working trees.
 import { existsSync } from 'node:fs'
 import { copyFile, lstat, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { VerifyError } from '../errors.js'
 import { isAlive } from '../runner/procfs.js'
-import { indexTree, readIndex, type IndexEntry } from './git-index.js'
-import { git, gitMessage, isGitUnavailable, LARGE_OUTPUT, rawContentConfig, run } from './git-process.js'
+import { readIndex, withoutCaches, type IndexEntry } from './git-index.js'
+import { git, gitMessage, isGitUnavailable, LARGE_OUTPUT, RAW_CONTENT, run } from './git-process.js'
+import { gitView } from './git-view.js'
 const GITLINK = '160000'
 const DIRECTORY = '040000'
 const IGNORED_NAMED = /^The following paths are ignored by one of your \.gitignore files:$/m
@@ -24,13 +26,14 @@ export interface Repo {
   prefix: string
   /** Absolute path of the real index (it may not exist yet). */
   index: string
+  /** The object store and .git/info/exclude, shared by all worktrees. */
+  objects: string
+  exclude: string
   /** Bytes of an object id: 20 (SHA-1) or 32 (SHA-256); 0 when git did not say. */
   objectBytes: number
   /** HEAD and its tree, null before the first commit. */
   head: string | null
   headTree: string | null
-  /** The `git -c` settings of rawContentConfig, asked while the repository was found. */
-  rawContent: Promise<string[]>
 }
 
 export interface WorkTree {
@@ -44,16 +47,16 @@ export interface WorkTree {
 
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
 
+const PATHS = ['--git-path', 'index', '--git-path', 'objects', '--git-path', 'info/exclude']
+
 /**
- * The repository rootDir belongs to, with its HEAD, or null when git is missing or refuses. One process, and the
- * repository's filters asked at the same time: the fingerprint's time is mostly the processes it starts and waits for.
+ * The repository rootDir belongs to, with its HEAD, or null when git is missing or refuses. One process: the
+ * fingerprint's time is mostly the processes it starts and waits for.
  */
 export async function findRepo(rootDir: string): Promise<Repo | null> {
-  // The config git reads in rootDir is the one of the repository rev-parse finds there.
-  const rawContent = rawContentConfig(rootDir)
   let output: string
   try {
-    output = await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'index', '--show-object-format', 'HEAD', 'HEAD^{tree}', '--'])
+    output = await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix', ...PATHS, '--show-object-format', 'HEAD', 'HEAD^{tree}', '--'])
   } catch (error) {
     if (!isGitUnavailable(error)) throw error
     // A repository git will not work in: fingerprinted file by file, .gitignore unread, no evidence would ever match.
@@ -66,20 +69,21 @@ export async function findRepo(rootDir: string): Promise<Repo | null> {
     }
     // Before the first commit git prints all but HEAD, then fails on it.
     const partial = String((error as { stdout?: unknown }).stdout ?? '')
-    if (partial.split('\n').length < 5) return null
+    if (partial.split('\n').length < 7) return null
     output = partial
   }
-  const [top = '', prefix = '', index = '', format = '', head = '', headTree = ''] = output.split('\n')
-  if (!top || !index) return null
+  const [top = '', prefix = '', index = '', objects = '', exclude = '', format = '', head = '', headTree = ''] = output.split('\n')
+  if (!top || !index || !objects || !exclude) return null
   const known = OBJECT_ID.test(head) && OBJECT_ID.test(headTree)
   return {
     top,
     prefix,
     index: path.resolve(rootDir, index),
+    objects: path.resolve(rootDir, objects),
+    exclude: path.resolve(rootDir, exclude),
     objectBytes: format === 'sha256' ? 32 : format === 'sha1' ? 20 : 0,
     head: known ? head : null,
     headTree: known ? headTree : null,
-    rawContent,
   }
 }
 
@@ -99,10 +103,10 @@ export async function isIgnored(rootDir: string): Promise<boolean> {
  */
 export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise<WorkTree> {
   const dir = await mkdtemp(path.join(tmpdir(), `verify-index-${process.pid}-`))
-  const env = { GIT_INDEX_FILE: path.join(dir, 'index') }
   const sweeping = sweepLeftovers(tmpdir())
   try {
-    await copyIndex(repo.index, env.GIT_INDEX_FILE)
+    const env = await gitView(repo, dir, path.join(dir, 'index'))
+    await copyIndex(repo, env.GIT_INDEX_FILE)
     // The copy is read, not the real index: git may rewrite that one meanwhile.
     const entries = await indexEntries(repo, env)
     await clearFlags(repo.top, entries, env)
@@ -110,8 +114,7 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
     let stderr: string
     try {
       const excluded = leaveOut.map((out) => `:(exclude,literal)${out}`)
-      const raw = await repo.rawContent
-      stderr = await run(repo.top, [...raw, 'add', '-A', '--', '.', ...excluded], env).then(
+      stderr = await run(repo.top, [...RAW_CONTENT, 'add', '-A', '--', '.', ...excluded], env).then(
         (result) => result.stderr,
         (error: unknown) => {
           // Naming an ignored path, even to exclude it, makes git exit 1 after adding everything else.
@@ -121,13 +124,11 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
         },
       )
       // Leaving a folder out must not hide what git tracks inside it.
-      if (tracked.length > 0) await run(repo.top, [...raw, 'add', '-u', '--', ...tracked.map((file) => `:(literal)${file}`)], env)
+      if (tracked.length > 0) await run(repo.top, [...RAW_CONTENT, 'add', '-u', '--', ...tracked.map((file) => `:(literal)${file}`)], env)
     } catch (error) {
       throw addFailure(repo.top, error)
     }
-    // Unchanged since git last wrote the trees (a clean checkout): the index holds the tree, and one process is saved.
-    const cached = repo.objectBytes > 0 ? await indexTree(env.GIT_INDEX_FILE, repo.objectBytes) : null
-    const tree = cached ?? (await git(repo.top, ['write-tree'], { env })).trim()
+    const tree = (await git(repo.top, ['write-tree'], { env })).trim()
     // Repositories inside this one: the submodules it knows, and those `git add -A` just met.
     const embedded = [...stderr.matchAll(/^warning: adding embedded git repository: (.*)$/gm)].map((m) => m[1] as string)
     const gitlinks = [...new Set([...entries.filter((e) => e.mode === GITLINK).map((e) => e.path), ...embedded])]
@@ -244,16 +245,24 @@ function addFailure(top: string, error: unknown): VerifyError {
   })
 }
 
-// The copy keeps git's stat cache, so `git add -A` rehashes only files changed since git last looked.
-async function copyIndex(from: string, to: string): Promise<void> {
+// The copy keeps git's stat cache, so `git add -A` rehashes only files changed since git last looked; not its cached
+// trees (withoutCaches). An index not read here is left behind: every file is then hashed.
+async function copyIndex(repo: Repo, to: string): Promise<void> {
   let mtimeNs: bigint
   try {
-    mtimeNs = (await stat(from, { bigint: true })).mtimeNs
+    mtimeNs = (await stat(repo.index, { bigint: true })).mtimeNs
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return // a fresh repo has no index yet
     throw error
   }
-  await copyFile(from, to)
+  await copyFile(repo.index, to)
+  let stripped = repo.objectBytes > 0 ? await withoutCaches(to, repo.objectBytes) : false
+  if (stripped === 'split') {
+    // The shared part sits beside the real index: git joins the two into the copy there.
+    await run(repo.top, ['-c', 'core.fsmonitor=false', '-c', 'core.splitIndex=false', 'update-index', '--no-split-index'], { GIT_INDEX_FILE: to })
+    stripped = await withoutCaches(to, repo.objectBytes)
+  }
+  if (stripped !== true) return rm(to, { force: true })
   // Git treats entries not older than the index file as "racily clean" and rereads them; keeping the
   // original mtime (rounded down, never later) keeps that protection intact.
   const seconds = Number(mtimeNs / 1000n - 1n) / 1e6

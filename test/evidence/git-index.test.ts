@@ -1,10 +1,11 @@
-// readIndex and indexTree: git's index file read by verify itself, checked against what git says of the same index.
-import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+// readIndex and withoutCaches: git's index file read (and its caches dropped) by verify itself, checked against what git says of the same index.
+import { execFileSync } from 'node:child_process'
+import { chmodSync, chownSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { VerifyError } from '../../src/errors.js'
-import { indexTree, readIndex } from '../../src/evidence/git-index.js'
-import { fingerprint, git, removeTemporaryDirs, repo, temporaryDir, write } from '../helpers/git-repo.js'
+import { readIndex, withoutCaches } from '../../src/evidence/git-index.js'
+import { fingerprint, git, gitEnv, removeTemporaryDirs, repo, temporaryDir, write } from '../helpers/git-repo.js'
 
 afterEach(removeTemporaryDirs)
 
@@ -45,38 +46,34 @@ describe('readIndex', () => {
     ['3', 'sha1'],
     ['4', 'sha1'],
     ['4', 'sha256'],
-  ])('reads the tree of index version %s (%s) from its cache-tree only while git keeps it whole', async (version, format) => {
+  ])('drops the cached trees of index version %s (%s) and keeps a file git reads as the same entries', async (version, format) => {
     const root = temporaryDir()
     const bytes = format === 'sha256' ? 32 : 20
-    const index = join(root, '.git/index')
     git(root, 'init', '-q', `--object-format=${format}`, '-b', 'main')
     for (const file of ['a.txt', 'dir/b.txt', 'dir/sub/ç long name é.txt', `dir/${'n'.repeat(200)}.txt`]) write(root, file, `${file}\n`)
     git(root, 'add', '-A')
     git(root, 'update-index', '--index-version', version)
-    // Added, never written as a tree: no cache-tree yet.
-    expect(await indexTree(index, bytes)).toBeNull()
     git(root, 'commit', '-q', '-m', 'first')
-    expect(await indexTree(index, bytes)).toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
-    // An added edit invalidates the trees above it; write-tree makes them whole again.
-    write(root, 'dir/sub/ç long name é.txt', 'edited\n')
-    git(root, 'add', '-A')
-    expect(await indexTree(index, bytes)).toBeNull()
-    const written = git(root, 'write-tree').trim()
-    expect(written).not.toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
-    expect(await indexTree(index, bytes)).toBe(written)
-    git(root, 'rm', '-q', '--cached', 'a.txt')
-    expect(await indexTree(index, bytes)).toBeNull()
+    const copy = join(root, 'copy')
+    copyFileSync(join(root, '.git/index'), copy)
+    expect(readFileSync(copy).includes('TREE')).toBe(true)
+    expect(await withoutCaches(copy, bytes)).toBe(true)
+    expect(readFileSync(copy).includes('TREE')).toBe(false)
+    // git checks the file's checksum as it reads it.
+    const withCopy = { ...gitEnv, GIT_INDEX_FILE: copy }
+    const ls = (env: NodeJS.ProcessEnv) => execFileSync('git', ['ls-files', '-s', '--debug'], { cwd: root, env, encoding: 'utf8' })
+    expect(ls(withCopy)).toBe(ls(gitEnv))
+    expect(execFileSync('git', ['write-tree'], { cwd: root, env: withCopy, encoding: 'utf8' }).trim()).toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
   })
 
-  it('gives no tree for an index it cannot read: none, split, truncated', async () => {
+  it('says which index it cannot strip: split, truncated; none is nothing to strip', async () => {
     const root = repo()
     const index = join(root, '.git/index')
-    expect(await indexTree(index, 20)).toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
     writeFileSync(join(root, 'truncated'), readFileSync(index).subarray(0, readFileSync(index).length - 30))
-    expect(await indexTree(join(root, 'truncated'), 20)).toBeNull()
-    expect(await indexTree(join(root, '.git/none'), 20)).toBeNull()
+    expect(await withoutCaches(join(root, 'truncated'), 20)).toBe(false)
+    expect(await withoutCaches(join(root, '.git/none'), 20)).toBe(true)
     git(root, 'update-index', '--split-index')
-    expect(await indexTree(index, 20)).toBeNull()
+    expect(await withoutCaches(index, 20)).toBe('split')
   })
 
   it('gives null for what it does not read (a split index) and [] for no index', async () => {

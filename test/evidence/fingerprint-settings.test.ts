@@ -1,0 +1,109 @@
+// What a repository's settings cannot hide from the workspace fingerprint (SPEC §7: "the real content counts"): the
+// attributes and config under which git would hash something other than a file's bytes, a case-insensitive or
+// mode-blind view of the tree, a submodule's work tree moved elsewhere, and a cache-tree left stale in the index.
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { fingerprint, git, removeTemporaryDirs, repo, temporaryDir, write } from '../helpers/git-repo.js'
+
+afterEach(removeTemporaryDirs)
+
+describe('the fingerprint hashes the real bytes whatever the repository configures', () => {
+  it.each([
+    ['a tracked `ident` attribute', (root: string) => write(root, '.gitattributes', '*.js ident\n'), 'a /*$Id$*/\n', 'a /*$Id:*/ + 1 /*$*/\n'],
+    ['`text=auto` in .git/info/attributes', (root: string) => write(root, '.git/info/attributes', '* text=auto\n'), 'hello\n', 'hello\r\n'],
+    ['an `eol=crlf` attribute', (root: string) => write(root, '.gitattributes', '*.js eol=crlf\n'), 'hello\n', 'hello\r\n'],
+    ['`core.autocrlf=true`', (root: string) => git(root, 'config', 'core.autocrlf', 'true'), 'hello\n', 'hello\r\n'],
+    ['`core.autocrlf=input`', (root: string) => git(root, 'config', 'core.autocrlf', 'input'), 'hello\n', 'hello\r\n'],
+  ])('%s cannot make an edit look like the old file', async (_what, configure, before, after) => {
+    const root = repo({ 'lib.js': before })
+    // Quiet: git warns on stderr of every conversion it would make.
+    git(root, 'config', 'core.safecrlf', 'false')
+    configure(root)
+    git(root, 'add', '-A')
+    git(root, 'commit', '-q', '--allow-empty', '-m', 'settings')
+    const recorded = await fingerprint(root)
+    write(root, 'lib.js', after)
+    expect(await fingerprint(root)).not.toBe(recorded)
+  })
+
+  it('`core.ignorecase=true` cannot hide a new file whose name differs from a tracked one only in case', async () => {
+    const root = repo({ 'plugins/a.js': 'one\n' })
+    const recorded = await fingerprint(root)
+    git(root, 'config', 'core.ignorecase', 'true')
+    write(root, 'plugins/A.js', 'two\n')
+    expect(await fingerprint(root)).not.toBe(recorded)
+  })
+
+  it('`core.fileMode=false` cannot hide a chmod', async () => {
+    const root = repo({ 'bin.sh': '#!/bin/sh\n' })
+    chmodSync(join(root, 'bin.sh'), 0o755)
+    git(root, 'add', '-A')
+    git(root, 'commit', '-q', '-m', 'executable')
+    const recorded = await fingerprint(root)
+    git(root, 'config', 'core.fileMode', 'false')
+    chmodSync(join(root, 'bin.sh'), 0o644)
+    expect(await fingerprint(root)).not.toBe(recorded)
+  })
+
+  it("a submodule's `core.worktree` pointed elsewhere cannot take its folder out of the fingerprint", async () => {
+    const lib = repo({ 'v.js': 'three\n' })
+    const root = repo({ 'test.js': 'test\n' })
+    git(root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'lib')
+    git(root, 'commit', '-q', '-m', 'submodule')
+    const recorded = await fingerprint(root)
+    const decoy = temporaryDir()
+    copyFileSync(join(root, 'lib/v.js'), join(decoy, 'v.js'))
+    git(root, '--git-dir=.git/modules/lib', 'config', 'core.worktree', decoy)
+    write(root, 'lib/v.js', 'four\n')
+    expect(await fingerprint(root)).not.toBe(recorded)
+  })
+
+  it('a nested repository with `core.worktree` elsewhere is fingerprinted by the files in its folder', async () => {
+    const root = repo({ 'test.js': 'test\n' })
+    const nested = join(root, 'lib')
+    git(root, 'init', '-q', 'lib')
+    write(root, 'lib/v.js', 'three\n')
+    git(nested, 'add', '-A')
+    git(nested, 'commit', '-q', '-m', 'nested')
+    const recorded = await fingerprint(root)
+    const decoy = temporaryDir()
+    copyFileSync(join(nested, 'v.js'), join(decoy, 'v.js'))
+    git(nested, 'config', 'core.worktree', decoy)
+    write(root, 'lib/v.js', 'four\n')
+    expect(await fingerprint(root)).not.toBe(recorded)
+  })
+
+  it("an index whose cache-tree was put back by hand cannot stand for the old tree: git's cached trees are not trusted", async () => {
+    const root = repo({ 'v.js': 'three\n', 'test.js': 'test\n' })
+    git(root, 'write-tree')
+    const index = join(root, '.git', 'index')
+    const old = readFileSync(index)
+    const recorded = await fingerprint(root)
+    // A second between each step: no entry is racily clean, so git trusts the stat data it has.
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    write(root, 'v.js', 'four!\n')
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    git(root, 'add', 'v.js')
+    // The entry is the new file's (blob and stat), the cache-tree the old one: what write-tree would trust.
+    writeFileSync(index, withExtension(readFileSync(index), 'TREE', extension(old, 'TREE')))
+    expect(git(root, 'write-tree').trim()).toBe(git(root, 'rev-parse', 'HEAD^{tree}').trim())
+    expect(await fingerprint(root)).not.toBe(recorded)
+  })
+})
+
+/** The bytes of an index extension (signature, size, data), found by its signature. */
+function extension(index: Buffer, signature: string): Buffer {
+  const at = index.indexOf(signature, 12, 'latin1')
+  if (at < 0) throw new Error(`no ${signature} extension`)
+  return index.subarray(at, at + 8 + index.readUInt32BE(at + 4))
+}
+
+/** The index with its `signature` extension replaced by `replacement`, and its SHA-1 checksum made right again. */
+function withExtension(index: Buffer, signature: string, replacement: Buffer): Buffer {
+  const current = extension(index, signature)
+  const at = index.indexOf(current)
+  const body = Buffer.concat([index.subarray(0, at), replacement, index.subarray(at + current.length, index.length - 20)])
+  return Buffer.concat([body, createHash('sha1').update(body).digest()])
+}
