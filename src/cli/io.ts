@@ -30,9 +30,16 @@ for (const stream of [process.stdout, process.stderr]) {
   })
 }
 
+/**
+ * The process's streams as commands see them. Only the command writes to stdout, where a program may read a hook's
+ * answer or a JSON report: anything else in this process that writes there (a config or preset as it loads or from
+ * its timers, a library's console.log) goes to stderr.
+ */
 export function processIO(): CliIO {
+  const write = process.stdout.write.bind(process.stdout)
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write
   return {
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
@@ -52,7 +59,7 @@ async function ask(question: string): Promise<string | null> {
   } catch (error) {
     // Ctrl-D closes the input: no answer, which is not an interrupt (Ctrl-C still is one).
     if ((error as Error).name === 'AbortError' && /Ctrl\+D/.test((error as Error).message)) {
-      process.stdout.write('\n')
+      process.stderr.write('\n')
       return null
     }
     throw error

@@ -1,4 +1,5 @@
 // Waiting for a process's own stdout/stderr to be written out: exiting with writes queued for a pipe loses them.
+import { Writable } from 'node:stream'
 
 /** Resolves once everything written to the stream has been handed to the system, or the stream failed or closed. */
 export function flushed(stream: NodeJS.WriteStream): Promise<void> {
@@ -11,8 +12,9 @@ export function flushed(stream: NodeJS.WriteStream): Promise<void> {
       resolve()
     }
     stream.once('close', done)
-    // Callbacks run in write order: this one runs once every earlier write is out (or failed).
-    stream.write('', done)
+    // Callbacks run in write order: this one runs once every earlier write is out (or failed). The stream's own write:
+    // the CLI points process.stdout.write at stderr for everything but its commands (cli/io.ts).
+    Writable.prototype.write.call(stream, '', 'utf8', done)
   })
 }
 

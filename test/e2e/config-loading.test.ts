@@ -77,6 +77,24 @@ describe('a config cannot hang verify', () => {
   })
 })
 
+describe("a config's own output", () => {
+  test.each([
+    ['run --reporter json', ['--reporter', 'json']],
+    ['list --json', ['list', '--json']],
+  ])('never reaches stdout (%s): the output a program reads stays JSON, the config speaks on stderr', async (_name, args) => {
+    const box = sandbox()
+    const result =
+      args[0] === 'list'
+        ? await runCli([...args, ...config('prints.config.mjs')], { timeoutMs: 15_000 })
+        : await box.run([...args, ...config('prints.config.mjs')], { timeoutMs: 15_000 })
+    expect(result.killedByTest).toBe(false)
+    expect(() => JSON.parse(result.stdout), result.stdout).not.toThrow()
+    expect(result.stderr).toContain('hello from the config')
+    expect(result.stderr).toContain('more from the config')
+    if (args[0] !== 'list') expect(result.stderr).toContain('late from the config')
+  })
+})
+
 describe('a config importing verify-protocol, installed as a package', () => {
   // The bundled CLI hands such a config its own copy of the public API (src/config/jiti-options.ts): the DSL and the
   // schemas at once, the other functions loaded on their first call.
