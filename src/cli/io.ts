@@ -1,6 +1,7 @@
 // The CLI's view of its process, injectable so commands can be tested in process.
 import { createInterface } from 'node:readline/promises'
 import type { ReporterHost } from '../reporters/options.js'
+import { takeStdout } from '../stdout.js'
 import { readStream } from './stdin.js'
 
 /** The process as commands see it: where reporters write (ReporterHost), plus what only the CLI needs. */
@@ -30,14 +31,9 @@ for (const stream of [process.stdout, process.stderr]) {
   })
 }
 
-/**
- * The process's streams as commands see them. Only the command writes to stdout, where a program may read a hook's
- * answer or a JSON report: anything else in this process that writes there (a config or preset as it loads or from
- * its timers, a library's console.log) goes to stderr.
- */
+/** The process's streams as commands see them: only the command (and custom reporters) reach stdout (stdout.ts). */
 export function processIO(): CliIO {
-  const write = process.stdout.write.bind(process.stdout)
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write
+  const write = takeStdout()
   return {
     stdout: (text) => write(text),
     stderr: (text) => process.stderr.write(text),

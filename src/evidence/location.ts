@@ -22,20 +22,26 @@ function codeOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | null)?.code
 }
 
+/** verify's own files beside the evidence, which evidence written at their path would destroy. */
+const OWN_FILES = /^(?:approvals\.json|hook-blocks\.json|.*\.lock)$/
+
 /**
- * Is this existing file one of the project's own, which evidence must never replace? A file that does not start as
- * verify's evidence, outside verify's own `.verify` folder, that git tracks or that is not a `.json` file: a
- * package.json or a source file named by mistake. A damaged evidence file (untracked JSON, or anything in `.verify`)
- * and an empty file made to receive the evidence are replaced.
+ * Is this existing file one evidence may replace? An empty file, one that starts as verify's evidence, and a damaged
+ * evidence file in verify's own `.verify` folder are; anything else (a package.json, a source file, a report or notes
+ * of the user's, tracked or not) is not.
  */
-function isProjectFile(file: string, size: number): boolean {
-  if (size === 0 || path.basename(path.dirname(file)) === '.verify' || startsAsEvidence(firstBytes(file))) return false
-  if (!file.endsWith('.json')) return true
+function isReplaceable(file: string, size: number): boolean {
+  if (size === 0 || startsAsEvidence(firstBytes(file))) return true
+  return path.basename(path.dirname(file)) === '.verify' && file.endsWith('.json')
+}
+
+/** Does git track this file? False outside a repository, or without git. */
+function isTracked(file: string): boolean {
   try {
     execFileSync('git', ['ls-files', '--error-unmatch', '--', path.basename(file)], { cwd: path.dirname(file), stdio: 'ignore', timeout: 10_000 })
     return true
   } catch {
-    return false // untracked, or not in a repository (or no git)
+    return false
   }
 }
 
@@ -137,7 +143,10 @@ export function evidenceLocationProblem(evidencePath: string, logDir: string): s
     // The evidence is written aside and renamed over the path: a link to a device (/dev/stdout) would be replaced.
     if (target && !target.isFile() && lstatSync(evidencePath).isSymbolicLink())
       return `--evidence ${evidencePath} is a link to something that is not a file: writing the evidence would replace the link. Name a file, e.g. .verify/evidence.json. Nothing was run.`
-    if (target?.isFile() && isProjectFile(evidencePath, Number(target.size)))
+    // Beside the evidence go the approvals and the lock: named as the evidence, they would be the evidence.
+    if (OWN_FILES.test(path.basename(evidencePath)))
+      return `--evidence ${evidencePath} is a file verify keeps beside the evidence (its approvals, its lock or the hook's count), not evidence: writing evidence there would destroy it. Name another file, e.g. .verify/evidence.json. Nothing was run.`
+    if (target?.isFile() && !isReplaceable(evidencePath, Number(target.size)))
       return `--evidence ${evidencePath} is not a verify evidence file: verify does not overwrite it. Name a new file, or remove this one if it is evidence that was damaged. Nothing was run.`
     for (const dir of [path.dirname(evidencePath), logDir]) proveFolder(dir)
     return null
@@ -158,6 +167,8 @@ export function reportLocationProblem(file: string, source: string): string | nu
     // A device (/dev/stdout, /dev/null) or a FIFO is written as it is: a file the user chose on purpose. An existing
     // file is opened for writing without changing it: one it cannot replace would leave an old report for CI to read.
     if (!target) proveFolder(path.dirname(file))
+    else if (target.isFile() && isTracked(file))
+      return `Cannot write the ${source} report at ${file}: git tracks that file, and the report would replace it. Name a file of its own (reports/ in .gitignore, say). Nothing was run.`
     else if (target.isFile()) closeSync(openOrExplain(file))
     return null
   } catch (error) {

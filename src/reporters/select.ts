@@ -138,10 +138,11 @@ export async function createReporters(
   const reporters: Reporter[] = []
   for (const entry of entries) {
     if (entry.kind === 'builtin') reporters.push(guardReporter((await REPORTERS[entry.name]())(context(entry)), `"${entry.name}"`, io))
-    else if (entry.kind === 'object') reporters.push(guardReporter(asReporter(entry.reporter, `reporters[${entry.index}]`), `reporters[${entry.index}]`, io))
+    else if (entry.kind === 'object')
+      reporters.push(guardReporter(asReporter(entry.reporter, `reporters[${entry.index}]`), `reporters[${entry.index}]`, io, true))
     else
       reporters.push(
-        guardReporter(await loadReporterModule(entry.specifier, config?.rootDir ?? io.cwd, entry.options, context(entry)), `"${entry.specifier}"`, io),
+        guardReporter(await loadReporterModule(entry.specifier, config?.rootDir ?? io.cwd, entry.options, context(entry)), `"${entry.specifier}"`, io, true),
       )
   }
   return reporters

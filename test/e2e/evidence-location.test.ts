@@ -68,18 +68,34 @@ describe('an evidence location that cannot be written is refused before anything
     expectRefusedBeforeRunning(result, evidence, /ordinary disk|not permitted|cannot/)
   })
 
+  const NOT_EVIDENCE = /is not a verify evidence file: verify does not overwrite it/
   it.each([
-    { name: 'a tracked package.json', file: 'package.json', content: '{ "name": "keep-me" }\n' },
-    { name: 'a source file, tracked or not', file: 'notes.md', content: '# keep me\n' },
-  ])('the evidence path is $name: refused, left as it was', async ({ file, content }) => {
+    { name: 'a tracked package.json', file: 'package.json', content: '{ "name": "keep-me" }\n', refusal: NOT_EVIDENCE },
+    { name: 'a source file, tracked or not', file: 'notes.md', content: '# keep me\n', refusal: NOT_EVIDENCE },
+    { name: "an untracked JSON file of the user's", file: 'notes.json', content: '{ "x": 1 }\n', refusal: NOT_EVIDENCE },
+    { name: 'the approvals file beside it', file: '.verify/approvals.json', content: '{ "approvals": [] }\n', refusal: /verify keeps beside the evidence/ },
+    { name: 'a lock file', file: '.verify/evidence.json.lock', content: '{ "pid": 1 }\n', refusal: /verify keeps beside the evidence/ },
+  ])('the evidence path is $name: refused, left as it was', async ({ file, content, refusal }) => {
     const repo = mkdtempSync(join(work, 'repo-'))
     execFileSync('git', ['init', '-q'], { cwd: repo })
     writeFileSync(join(repo, 'package.json'), '{ "name": "keep-me" }\n')
     execFileSync('git', ['add', 'package.json'], { cwd: repo })
+    mkdirSync(dirname(join(repo, file)), { recursive: true })
     writeFileSync(join(repo, file), content)
     const result = await verify('marker', join(repo, file))
-    expectRefusedBeforeRunning(result, join(repo, file), /is not a verify evidence file: verify does not overwrite it/)
+    expectRefusedBeforeRunning(result, join(repo, file), refusal)
     expect(readFileSync(join(repo, file), 'utf8')).toBe(content)
+  })
+
+  it('a report aimed at a file git tracks: refused, left as it was', async () => {
+    const repo = mkdtempSync(join(work, 'repo-'))
+    execFileSync('git', ['init', '-q'], { cwd: repo })
+    writeFileSync(join(repo, 'NOTES.md'), '# keep me\n')
+    execFileSync('git', ['add', 'NOTES.md'], { cwd: repo })
+    const notes = join(repo, 'NOTES.md')
+    const result = await verify('marker', join(work, 'report-evidence.json'), { args: ['--reporter', 'default', '--reporter', `markdown=${notes}`] })
+    expectRefusedBeforeRunning(result, notes, /git tracks that file, and the report would replace it/)
+    expect(readFileSync(notes, 'utf8')).toBe('# keep me\n')
   })
 
   it('the evidence path is a link to a device (/dev/stdout): refused, the link left as it was', async () => {
