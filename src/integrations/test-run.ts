@@ -50,6 +50,8 @@ export interface TestRunFacts {
   /** Why the run does not prove the whole suite; null for a full run. */
   notFull: string | null
   interrupted: boolean
+  /** The runner failed the run once the tests were done (a coverage threshold, an obsolete snapshot under --ci): why. */
+  runnerFailed?: string
 }
 
 /**
@@ -159,9 +161,12 @@ function describeRun(facts: TestRunFacts, durationMs: number): string {
     lines.push(`FAIL ${where}${f.name}${f.message ? `\n  ${f.message}` : ''}`)
   }
   for (const error of facts.errors.slice(0, 5)) lines.push(`Error: ${error.split('\n').slice(0, 8).join('\n  ')}`)
+  if (facts.runnerFailed) lines.push(`${RUNNER_NAMES[facts.runner]} failed the run after the tests: ${facts.runnerFailed}`)
   if (facts.notFull) lines.push(`Not a full run: ${facts.notFull}`)
   return `${lines.join('\n')}\n`
 }
+
+const RUNNER_NAMES: Record<TestRunFacts['runner'], string> = { vitest: 'Vitest', jest: 'Jest' }
 
 function judgeRun(facts: TestRunFacts): Pick<CheckResult, 'status' | 'reason'> {
   const ran = facts.passed + facts.failed
@@ -169,6 +174,7 @@ function judgeRun(facts: TestRunFacts): Pick<CheckResult, 'status' | 'reason'> {
   if (facts.interrupted) return { status: 'cancelled', reason: `${by} was interrupted` }
   if (facts.failed > 0) return { status: 'failed', reason: `${facts.failed} of ${plural(ran, 'test')} failed` }
   if (facts.errors.length > 0) return { status: 'failed', reason: `${plural(facts.errors.length, 'error')} outside tests: ${facts.errors[0]?.split('\n')[0]}` }
+  if (facts.runnerFailed) return { status: 'failed', reason: `${RUNNER_NAMES[facts.runner]} failed the run after the tests: ${facts.runnerFailed}` }
   // A filtered run that matched nothing proves nothing either way: it does not count, and is no failure of the suite.
   if (facts.notFull) return { status: 'stale', reason: `${by} does not count: ${facts.notFull}` }
   if (ran === 0) return { status: 'failed', reason: `${by} ran no tests` }

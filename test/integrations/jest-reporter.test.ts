@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import { cleanup } from '../helpers/cli.js'
-import { checkLine, removeProjects } from '../helpers/project.js'
+import { checkLine, removeProjects, type Project } from '../helpers/project.js'
 import { JEST_BIN, killTools, runnerProject, runTool, withoutOuterVitest } from './helpers.js'
 
 const JEST_VERSION = (JSON.parse(readFileSync(join(JEST_BIN, '..', '..', 'package.json'), 'utf8')) as { version: string }).version
@@ -42,6 +42,30 @@ describe('the Jest reporter', () => {
     expect(p.check('test').evidence?.tests?.failures).toEqual([
       { name: 'adds negative numbers', file: 'test/add.test.js', line: 5, message: expect.stringContaining('toBe(expected)') },
     ])
+    expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(1)
+  })
+
+  test.each([
+    {
+      name: 'a coverage threshold not met',
+      args: ['--coverage', '--collectCoverageFrom', '*.js', '--coverageThreshold', '{"global":{"lines":100}}', '--coverageDirectory', 'ignored/coverage'],
+      setUp: () => {},
+    },
+    {
+      name: 'an obsolete snapshot under --ci',
+      args: [],
+      setUp: (p: Project) =>
+        p.write('test/__snapshots__/add.test.js.snap', '// Jest Snapshot v1, https://jestjs.io/docs/snapshot-testing\n\nexports[`gone 1`] = `"x"`;\n'),
+    },
+  ])('a run that Jest fails after its tests passed ($name) is recorded as failed; verify check rejects', { timeout: 90_000 }, async ({ args, setUp }) => {
+    const p = runnerProject('jest-reporter', { git: true })
+    setUp(p)
+    const run = await jest(p.dir, args)
+    expect(run.code, run.stdout + run.stderr).toBe(1)
+    expect(run.stderr).toMatch(/3 passed/)
+    const recorded = p.check('test')
+    expect(recorded.status, recorded.reason ?? '').toBe('failed')
+    expect(recorded.reason).toMatch(/^Jest failed the run after the tests: /)
     expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(1)
   })
 

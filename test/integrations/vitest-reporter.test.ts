@@ -65,6 +65,19 @@ describe('the Vitest reporter', () => {
     expect(check.code).toBe(1)
   })
 
+  test('a run that Vitest fails after the tests passed (a coverage threshold) is recorded as failed; verify check rejects', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    const run = await vitest(p.dir, [], { COVERAGE_GATE: '1' })
+    expect(run.code, run.stdout + run.stderr).toBe(1)
+    expect(run.stderr).toMatch(/does not meet global threshold/)
+    const recorded = p.check('test')
+    expect(recorded).toMatchObject({ status: 'failed' })
+    expect(recorded.reason).toMatch(/Vitest failed the run after the tests/)
+    expect(recorded.evidence?.passed).toBe(false)
+    const check = await p.verify('check', [], { env: withoutOuterVitest() })
+    expect(check.code).toBe(1)
+  })
+
   test.each([
     { name: 'a name filter', args: ['-t', 'small'], why: 'tests filtered by name (-t /small/)' },
     // Filtered down to nothing: no failure of the suite either.

@@ -12,6 +12,9 @@ import { commandGives, focusedFile, optionWord, samePlace, plainError, TestRunRe
 export interface JestGlobalConfig {
   rootDir: string
   bail: number
+  collectCoverage?: boolean
+  coverageThreshold?: unknown
+  forceExit?: boolean
   testNamePattern?: string
   testPathPatterns?: { patterns?: readonly string[]; isSet?: () => boolean } | readonly string[]
   /** Jest 29's form of `testPathPatterns`. */
@@ -51,6 +54,10 @@ export interface JestAggregatedResult {
   numRuntimeErrorTestSuites: number
   wasInterrupted: boolean
   testResults: JestFileResult[]
+  /** `failure`: obsolete, unwritten or unmatched snapshots that fail the run (under --ci, or unchecked). */
+  snapshot?: { failure?: boolean; unchecked?: number; unmatched?: number; filesRemoved?: number }
+  /** Set by Jest once every reporter is done: false when anything failed the run, a coverage threshold included. */
+  success?: boolean
 }
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g
@@ -150,6 +157,10 @@ export async function runFacts(config: JestGlobalConfig, results: JestAggregated
   if (config.bail > 0 && facts.failed >= config.bail && ranSuites < results.numTotalTestSuites) {
     facts.notFull ??= `bail stopped the run after ${facts.failed} failed test${facts.failed === 1 ? '' : 's'} (${ranSuites} of ${results.numTotalTestSuites} files ran)`
   } else if (results.wasInterrupted) facts.interrupted = true
+  if (results.snapshot?.failure) {
+    const { unchecked = 0, unmatched = 0 } = results.snapshot
+    facts.runnerFailed = `its snapshots fail the run (${unchecked} obsolete, ${unmatched} not matching; \`jest -u\` updates them)`
+  }
   const focused = await focusedFile(results.testResults.filter((f) => f.numPendingTests > 0).map((f) => f.testFilePath))
   if (focused) facts.notFull ??= `tests focused with .only / fit in ${relative(rootDir, focused)}: the others were skipped`
   return facts
@@ -191,14 +202,33 @@ export default class JestVerifyReporter {
       const recording = await pending
       const facts = await runFacts(this.globalConfig, results)
       facts.notFull ??= narrowedRunReason(process.argv.slice(2), this.globalConfig.rootDir, recording.check)
-      const result = await recording.finish(facts)
-      if (!this.options.silent) {
-        const ran = results.numPassedTests + results.numFailedTests
-        const what = result.status === 'passed' ? `${ran} tests, full run` : (result.reason ?? result.status)
-        process.stderr.write(`verify: recorded "${result.id}" evidence (${what}) in ${recording.session.evidencePath}\n`)
+      const { collectCoverage, coverageThreshold, forceExit } = this.globalConfig
+      const passing = facts.failed === 0 && facts.errors.length === 0 && !facts.runnerFailed && !facts.interrupted
+      if (passing && collectCoverage && coverageThreshold) {
+        // Jest's coverage reporter runs after this one and fails the run only in results.success, set once every
+        // reporter is done: the recording waits for the end of the run (Jest then lets the event loop run out).
+        if (forceExit) facts.notFull ??= 'its coverage thresholds are checked after this reporter, and --forceExit ends Jest before they are known'
+        else return void process.once('beforeExit', () => void this.record(recording, facts, results, true))
       }
+      await this.record(recording, facts, results, false)
     } catch (error) {
       this.fail(error)
+    }
+  }
+
+  private async record(recording: TestRunRecording, facts: TestRunFacts, results: JestAggregatedResult, ended: boolean): Promise<void> {
+    try {
+      if (ended && results.success === false) facts.runnerFailed = 'a coverage threshold is not met (or another reporter failed the run)'
+      const result = await recording.finish(facts)
+      if (this.options.silent) return
+      const ran = results.numPassedTests + results.numFailedTests
+      const what = result.status === 'passed' ? `${ran} tests, full run` : (result.reason ?? result.status)
+      process.stderr.write(`verify: recorded "${result.id}" evidence (${what}) in ${recording.session.evidencePath}\n`)
+    } catch (error) {
+      if (!ended) throw error
+      // Too late for Jest to fail the run with it: said, and the exit code made a failure.
+      this.fail(error)
+      process.exitCode = 1
     }
   }
 

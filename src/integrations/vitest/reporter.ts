@@ -2,7 +2,7 @@
 // and `verify check` need not run the suite again (SPEC §11).
 import type { Reporter, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import { formatDuration } from '../../duration.js'
-import { plainError, TestRunRecording, type TestEvidenceOptions } from '../test-run.js'
+import { plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
 import { shellEnvironment } from '../shell-env.js'
 import { narrowedRunReason, partialRunReason, runFacts } from './facts.js'
 
@@ -23,6 +23,7 @@ export default class VerifyReporter implements Reporter {
   private vitest: Vitest | undefined
   private recording: Promise<TestRunRecording> | null = null
   private notFull: string | null = null
+  private afterCoverage: { recording: TestRunRecording; facts: TestRunFacts } | null = null
 
   constructor(private readonly options: VerifyReporterOptions = {}) {}
 
@@ -32,6 +33,8 @@ export default class VerifyReporter implements Reporter {
 
   async onTestRunStart(specifications: ReadonlyArray<TestSpecification>): Promise<void> {
     this.recording = null
+    // A watch rerun before the last run's coverage was reported: that run is recorded as it stood.
+    await this.onFinishedReportCoverage()
     const vitest = this.vitest
     // Inside a check of `verify run`, verify records this check's evidence itself (and holds the evidence file).
     if (!vitest || process.env.VERIFY_CHECK_ID || specifications.length === 0) return
@@ -53,6 +56,25 @@ export default class VerifyReporter implements Reporter {
     if (!vitest || !pending) return
     const recording = await pending
     const facts = await runFacts(vitest, testModules, unhandledErrors, reason, this.notFull)
+    // Vitest checks the coverage thresholds after this hook, and says so only in its exit code: a run whose tests all
+    // passed is recorded once the coverage is reported (onFinishedReportCoverage).
+    if (vitest.config.coverage.enabled && facts.failed === 0 && facts.errors.length === 0 && !facts.interrupted) {
+      this.afterCoverage = { recording, facts }
+      return
+    }
+    await this.record(vitest, recording, facts)
+  }
+
+  async onFinishedReportCoverage(): Promise<void> {
+    const pending = this.afterCoverage
+    this.afterCoverage = null
+    if (!this.vitest || !pending) return
+    const code = Number(process.exitCode ?? 0)
+    if (code !== 0) pending.facts.runnerFailed = `it exits with code ${code} once the coverage is reported (a coverage threshold not met?)`
+    await this.record(this.vitest, pending.recording, pending.facts)
+  }
+
+  private async record(vitest: Vitest, recording: TestRunRecording, facts: TestRunFacts): Promise<void> {
     const result = await recording.finish(facts)
     if (this.options.silent) return
     const ran = facts.passed + facts.failed
