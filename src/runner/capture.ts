@@ -31,6 +31,8 @@ export interface OutputCaptureOptions {
 
 // A match may straddle two releases: this much of the previous text is searched again with the next.
 const WATCH_OVERLAP = 4096
+/** How far back the window reaches for the start of a long line; beyond it, the line's start is not kept. */
+const WATCH_LINE = 16 * 1024
 
 // With a transform, text is held back to the end of a line so a secret split across chunks is still
 // seen whole; a line longer than this is let through anyway to keep memory bounded.
@@ -97,6 +99,7 @@ export class OutputCapture {
       const state = this.#streams[stream]
       this.#take(state.carry + state.decoder.end(), stream, true)
     }
+    this.#look('', true)
     const record = this.#kept.record(this.#bytes, this.#hash.digest('hex'))
     await this.#log?.close()
     // The evidence says when the full log is not whole, so nobody reads a cut log as the complete output.
@@ -149,14 +152,24 @@ export class OutputCapture {
     this.#look(stored)
   }
 
-  #look(text: string): void {
+  // Patterns are tried on a window of the output: what is kept of the output before (at least WATCH_OVERLAP
+  // characters, back to the newline that ends the line before them) and the new text. Anchors keep their meaning: the
+  // window starts with that newline, or with a NUL when the line is too long to keep whole, so `^` never matches
+  // where the window starts inside a line, nor (without `m`) anywhere but at the very start of the output; and it
+  // is tried with a NUL after it, so `$` never matches where the output goes on. The end of the output is tried at
+  // `finish`.
+  #look(text: string, end = false): void {
     if (this.#watch.length === 0) return
     const window = this.#overlap + text
+    const probe = end ? window : `${window}\u0000`
     this.#watch.forEach((pattern, i) => {
       if (this.#seen[i]) return
-      this.#seen[i] = typeof pattern === 'string' ? window.includes(pattern) : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')).test(window)
+      this.#seen[i] = typeof pattern === 'string' ? window.includes(pattern) : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')).test(probe)
     })
-    this.#overlap = window.slice(-WATCH_OVERLAP)
+    if (window.length <= WATCH_OVERLAP) return void (this.#overlap = window)
+    const from = window.length - WATCH_OVERLAP
+    const lineEnd = window.lastIndexOf('\n', from)
+    this.#overlap = lineEnd >= 0 && from - lineEnd <= WATCH_LINE ? window.slice(lineEnd) : `\u0000${window.slice(from)}`
   }
 
   /** For each `watch` pattern, whether it occurred anywhere in the (masked, ANSI-stripped) output. */

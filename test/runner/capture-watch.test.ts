@@ -1,0 +1,35 @@
+// `expect.output` / `notOutput` patterns are judged against the whole output (docs/configuration.md), though verify
+// keeps only a window of it as it streams: an anchor never matches where a window starts or ends inside a line.
+import { describe, expect, it } from 'vitest'
+import { OutputCapture } from '../../src/runner/capture.js'
+
+async function seen(pattern: RegExp | string, chunks: string[]): Promise<boolean> {
+  const capture = new OutputCapture({ watch: [pattern] })
+  for (const chunk of chunks) capture.write(Buffer.from(chunk), 'stdout')
+  await capture.finish()
+  return capture.seen()[0] as boolean
+}
+
+const LONG = 'B'.repeat(4092)
+
+describe('watched patterns over the whole output', () => {
+  it.each([
+    ['`^` with m: a line that only ends like the pattern, cut by the window', /^ok$/m, ['not ok\n', `${LONG}\n`, 'done\n']],
+    ['`^` with m: the same in one chunk', /^ok$/m, [`not ok\n${LONG}\n`, 'done\n']],
+    ['`$` without m: the end of a chunk is not the end of the output', /ok$/, ['all ok', ' until now\n']],
+    ['`$` with m: the end of a chunk is not the end of a line', /ok$/m, ['all ok', ' until now\n']],
+    ['`^` without m: the start of a later window is not the start of the output', /^B/, ['start\n', LONG, LONG, 'end\n']],
+  ])('no match: %s', async (_what, pattern, chunks) => {
+    expect(await seen(pattern, chunks)).toBe(false)
+  })
+
+  it.each([
+    ['`^…$` with m, a line split across chunks', /^all ok$/m, ['x\nall', ' ok\ny\n']],
+    ['`^…$` with m, after more than a window of output', /^ok$/m, [`${LONG}\n`, `${LONG}\n`, 'ok\n', 'more\n']],
+    ['`$` without m, at the very end of the output', /ok$/, ['first\n', 'all ok']],
+    ['`^` without m, at the very start', /^start/, ['start\n', LONG, 'end\n']],
+    ['a string across chunks', 'tests passed', ['12 tests pa', 'ssed\n']],
+  ])('a match: %s', async (_what, pattern, chunks) => {
+    expect(await seen(pattern, chunks)).toBe(true)
+  })
+})
