@@ -94,14 +94,7 @@ export function optionWord(word: string): { name: string; value: string | undefi
  * started with it is the check's own run. A word elsewhere in the command (`npm test` and `--dir test`) is not.
  */
 export function commandGives(check: ResolvedCheck, names: readonly string[], value: string, from: string): boolean {
-  const { command } = check
-  if (!command) return false
-  let words: string[]
-  try {
-    words = typeof command === 'string' ? split(command) : [...command]
-  } catch {
-    words = typeof command === 'string' ? command.split(/\s+/) : []
-  }
+  const words = commandWords(check)
   const target = resolve(from, value)
   return words.some((word, i) => {
     const option = optionWord(word)
@@ -109,6 +102,17 @@ export function commandGives(check: ResolvedCheck, names: readonly string[], val
     const given = option.value ?? words[i + 1]
     return given !== undefined && (given === value || resolve(check.cwd, given) === target)
   })
+}
+
+/** The words of the check's command, split as a shell would; [] for a function check. */
+export function commandWords(check: ResolvedCheck): string[] {
+  const { command } = check
+  if (!command) return []
+  try {
+    return typeof command === 'string' ? split(command) : [...command]
+  } catch {
+    return typeof command === 'string' ? command.split(/\s+/) : []
+  }
 }
 
 function realPath(path: string): string {

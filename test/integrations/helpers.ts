@@ -11,10 +11,10 @@ import { project, type Project } from '../helpers/project.js'
 export const VITEST_BIN = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
 export const JEST_BIN = join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js')
 
-/** A fixture project that has verify-protocol, vitest and jest installed. */
+/** A fixture project that has verify-protocol, vitest, jest and typescript installed. */
 export function runnerProject(name: string, options: { git?: boolean } = {}): Project {
   const p = project(name, options)
-  for (const tool of ['vitest', 'jest']) symlinkSync(join(ROOT, 'node_modules', tool), join(p.dir, 'node_modules', tool), 'dir')
+  for (const tool of ['vitest', 'jest', 'typescript']) symlinkSync(join(ROOT, 'node_modules', tool), join(p.dir, 'node_modules', tool), 'dir')
   return p
 }
 

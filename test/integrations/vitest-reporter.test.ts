@@ -85,6 +85,11 @@ describe('the Vitest reporter', () => {
     { name: 'a file filter', args: ['test/sum.test.ts'], why: '1 of 2 test files ran' },
     { name: 'a shard', args: ['--shard=1/2'], why: 'a shard of the suite (--shard 1/2)' },
     { name: 'an --exclude', args: ['--exclude', 'test/sum.test.ts'], why: 'test files left out on the command line (--exclude test/sum.test.ts)' },
+    {
+      name: 'only the type tests',
+      args: ['--typecheck.only'],
+      why: 'only the type tests ran (--typecheck.only), which the "test" check\'s command does not give',
+    },
   ])('a run with $name does not count, and verify check says why', async ({ args, why }) => {
     const p = runnerProject('vitest-reporter', { git: true })
     const run = await vitest(p.dir, args)

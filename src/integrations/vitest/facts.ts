@@ -4,7 +4,7 @@ import { relative } from 'node:path'
 import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import { commandGives, focusedFile, samePlace, type TestRunFacts } from '../test-run.js'
+import { commandGives, commandWords, focusedFile, samePlace, type TestRunFacts } from '../test-run.js'
 
 type UnhandledErrors = Parameters<NonNullable<Reporter['onTestRunEnd']>>[1]
 type RunEndReason = Parameters<NonNullable<Reporter['onTestRunEnd']>>[2]
@@ -53,6 +53,7 @@ interface StartOptions {
   dir?: unknown
   config?: unknown
   mergeReports?: unknown
+  typecheck?: { only?: unknown }
 }
 
 /**
@@ -78,6 +79,10 @@ export function narrowedRunReason(vitest: Vitest, check: ResolvedCheck): string 
     if (typeof value === 'string' && value !== '' && !commandGives(check, names, value, cwd)) {
       return `Vitest was started with ${option} ${value}, which the "${check.id}" check's command does not give`
     }
+  }
+  // The suite's glob then holds only the type tests: the runtime tests are not missing from it, they are not in it.
+  if (started.typecheck?.only === true && !commandWords(check).some((word) => /^--typecheck\.only(?:=true)?$/.test(word))) {
+    return `only the type tests ran (--typecheck.only), which the "${check.id}" check's command does not give`
   }
   return null
 }
