@@ -191,7 +191,10 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   if (extra.length > 0 && !lineProblem) throw new VerifyUsageError(`verify hook takes an agent and at most one protocol name, got: ${positionals.join(' ')}`)
   const adapter = ADAPTERS[agent]
   // The same JSON once parsed, with nothing the output layer would have to defuse (see guardJson).
-  const say = (answer: HookAnswer) => io.stdout(guardJson(`${JSON.stringify(adapter.answer(answer))}\n`))
+  const say = (answer: HookAnswer) => {
+    if (answer.userMessage && adapter.userMessageOnStderr) io.stderr(`${answer.userMessage}\n`)
+    io.stdout(guardJson(`${JSON.stringify(adapter.answer(answer))}\n`))
+  }
   if ((io.env[HOOK_SWITCH] ?? '').toLowerCase() === 'off') {
     say({ kind: 'allow', userMessage: `verify: the stop gate is off (${HOOK_SWITCH}=off): the work was not verified.` })
     return ExitCode.approved

@@ -42,6 +42,8 @@ export interface AgentAdapter {
   projectDirEnv?: string
   parse(input: unknown): StopEvent
   answer(answer: HookAnswer): Record<string, unknown>
+  /** The answer has no field for a message to the user: it goes to stderr, which the agent keeps in its hook log. */
+  userMessageOnStderr?: boolean
 }
 
 /** Claude Code caps strings of a hook's answer at 10,000 characters; no agent needs more of a reason. */
@@ -169,5 +171,6 @@ export const ADAPTERS: Record<AgentName, AgentAdapter> = {
       }
     },
     answer: decisionAnswer('block', false),
+    userMessageOnStderr: true,
   },
 }

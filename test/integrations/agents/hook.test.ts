@@ -277,11 +277,17 @@ describe('the other agents', () => {
     expect(answer.reason).toContain('AssertionError')
   })
 
-  it('copilot: agentStop with {"decision":"block"}', async () => {
+  it('copilot: agentStop with {"decision":"block"}; the stop let through after --max-blocks says on stderr that the work is not verified', async () => {
     const p = gate()
     introduceBug(p)
-    const { answer } = await hookInProcess(['copilot'], { sessionId: 'x', cwd: p.dir, timestamp: Date.now(), stop_hook_active: false }, env(p))
+    const stop = (active: boolean) =>
+      hookInProcess(['copilot', '--max-blocks', '1'], { sessionId: 'x', cwd: p.dir, timestamp: Date.now(), stopHookActive: active }, env(p))
+    const { answer } = await stop(false)
     expect(answer.decision).toBe('block')
     expect(answer.reason).toContain('AssertionError')
+    // Copilot's answer has no field for a message to the user.
+    const through = await stop(true)
+    expect(through.answer).toEqual({})
+    expect(through.stderr).toMatch(/NOT verified/)
   })
 })
