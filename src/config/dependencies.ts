@@ -57,28 +57,36 @@ export function expandAllChecks(checks: ResolvedCheck[]): void {
   }
 }
 
-/** A cycle of `dependsOn` (ids, the first repeated at the end), if there is one. */
+/**
+ * A cycle of `dependsOn` (ids, the first repeated at the end), if there is one. A depth-first walk with a stack of its
+ * own: a chain of thousands of checks must not overflow the call stack.
+ */
 export function findCycle(checks: readonly { id: string; dependsOn: readonly string[] }[]): string[] | undefined {
   const byId = new Map(checks.map((c) => [c.id, c]))
   const state = new Map<string, 'visiting' | 'done'>()
-  const stack: string[] = []
-  const visit = (id: string): string[] | undefined => {
-    if (state.get(id) === 'done') return undefined
-    if (state.get(id) === 'visiting') return [...stack.slice(stack.indexOf(id)), id]
-    state.set(id, 'visiting')
-    stack.push(id)
-    for (const dep of byId.get(id)?.dependsOn ?? []) {
-      // A self-dependency is reported on its own, not as a cycle.
-      const cycle = byId.has(dep) && dep !== id ? visit(dep) : undefined
-      if (cycle) return cycle
-    }
-    stack.pop()
-    state.set(id, 'done')
-    return undefined
-  }
   for (const check of checks) {
-    const cycle = visit(check.id)
-    if (cycle) return cycle
+    if (state.has(check.id)) continue
+    // The path from the root, each id with the index of the next dependency to look at.
+    const path: { id: string; next: number }[] = [{ id: check.id, next: 0 }]
+    state.set(check.id, 'visiting')
+    while (path.length > 0) {
+      const top = path[path.length - 1] as { id: string; next: number }
+      const deps = byId.get(top.id)?.dependsOn ?? []
+      if (top.next >= deps.length) {
+        state.set(top.id, 'done')
+        path.pop()
+        continue
+      }
+      const dep = deps[top.next++] as string
+      // A self-dependency is reported on its own, not as a cycle.
+      if (!byId.has(dep) || dep === top.id || state.get(dep) === 'done') continue
+      if (state.get(dep) === 'visiting') {
+        const ids = path.map((entry) => entry.id)
+        return [...ids.slice(ids.indexOf(dep)), dep]
+      }
+      state.set(dep, 'visiting')
+      path.push({ id: dep, next: 0 })
+    }
   }
   return undefined
 }

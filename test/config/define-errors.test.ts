@@ -60,6 +60,14 @@ describe('resolveProtocol: config errors', () => {
     expect(problems[0]).toContain('a → b → c → a')
   })
 
+  it('reports a cycle through 20,000 checks as a cycle, and takes a chain as long without one', () => {
+    const chain = (n: number, closed: boolean) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, { command: 'x', dependsOn: i > 0 ? [`c${i - 1}`] : closed ? [`c${n - 1}`] : [] }]))
+    const { problems } = configError({ checks: chain(20_000, true) })
+    expect(problems).toEqual([expect.stringMatching(/cycle/)])
+    expect(resolved({ checks: chain(20_000, false) }).checks).toHaveLength(20_000)
+  })
+
   it('reports a protocol without checks', () => {
     expect(configError({ checks: {} }).problems).toEqual([expect.stringMatching(/^checks: .*at least one check/)])
   })
