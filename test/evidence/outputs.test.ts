@@ -106,6 +106,19 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
     expect(checkLine(check.stdout, 'build')).toContain('run/helper.json')
   })
 
+  it.each(['reports/verify.json', 'notes/evidence.json'])(
+    'evidence outside .verify (%s): its first run writes logs beside it, and no warning says the workspace changed',
+    async (evidence) => {
+      const p = project('validity-git', { git: true })
+      const run = await p.verify('run', ['--evidence', evidence])
+      expect(run.code, diagnose(run)).toBe(0)
+      expect(p.read(`${evidence.split('/')[0]}/logs/build.log`)).toBeTruthy()
+      expect(run.stdout + run.stderr).not.toContain('changed the workspace')
+      expect(run.stdout + run.stderr).not.toContain('tracked by git')
+      expect((await p.verify('check', ['--evidence', evidence])).code).toBe(0)
+    },
+  )
+
   it('a .verify/ that git tracks is named as the cause, with how to untrack it', async () => {
     const p = project('validity-git', { git: true })
     expect((await p.verify('run')).code).toBe(0)

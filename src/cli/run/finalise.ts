@@ -2,7 +2,7 @@
 // the warnings of the run's circumstances, and the evidence record as it will be written.
 import { dirname, relative } from 'node:path'
 import { changedFiles, workspaceFingerprint } from '../../evidence/fingerprint.js'
-import { describeOutputs } from '../../evidence/outputs.js'
+import { besideEvidence, describeOutputs } from '../../evidence/outputs.js'
 import { buildEvidenceFile } from '../../evidence/record.js'
 import { sealEvidence } from '../../evidence/sign.js'
 import { writeEvidenceFileSync } from '../../evidence/store.js'
@@ -55,7 +55,12 @@ export async function finaliseRun(plan: RunPlan, interrupted: Signal | null, run
   const trail = [...runWarnings]
   // Only checks that ran could have changed the workspace.
   if (!interrupted && checklist.results.some((r) => r.evidence && !r.evidence.reused && r.evidence.command !== null)) {
-    const drift = await workspaceDrift(checklist.protocol.rootDir, workspace.workspace, workspace.leaveOut, plan.context.evidencePath)
+    // What verify wrote beside the evidence during the run (the first logs, the run's record) is left out as well.
+    const beside = await besideEvidence(
+      plan.context.evidencePath,
+      checklist.results.map((r) => r.id),
+    )
+    const drift = await workspaceDrift(checklist.protocol.rootDir, workspace.workspace, [...workspace.leaveOut, ...beside], plan.context.evidencePath)
     if (drift) trail.push(drift)
   }
   const finalised = record(plan, interrupted, { lead: [...plan.prior.warnings, ...plan.notes], trail })
