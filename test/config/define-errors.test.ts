@@ -5,6 +5,10 @@ import { STANDARD_CHECKS } from '../../src/config/define.js'
 import { VerifyConfigError } from '../../src/errors.js'
 import { check, resolved, resolveError as configError, rootDir } from '../helpers/resolve-protocol.js'
 
+/** `n` checks, each depending on the one before; `closed`: the first on the last. */
+const chain = (n: number, closed: boolean) =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, { command: 'x', dependsOn: i > 0 ? [`c${i - 1}`] : closed ? [`c${n - 1}`] : [] }]))
+
 describe('resolveProtocol: config errors', () => {
   it('is a VerifyConfigError with code E_CONFIG_INVALID', () => {
     const error = configError({ checks: {} })
@@ -61,8 +65,6 @@ describe('resolveProtocol: config errors', () => {
   })
 
   it('reports a cycle through 20,000 checks as a cycle, and takes a chain as long without one', () => {
-    const chain = (n: number, closed: boolean) =>
-      Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, { command: 'x', dependsOn: i > 0 ? [`c${i - 1}`] : closed ? [`c${n - 1}`] : [] }]))
     const { problems } = configError({ checks: chain(20_000, true) })
     expect(problems).toEqual([expect.stringMatching(/cycle/)])
     expect(resolved({ checks: chain(20_000, false) }).checks).toHaveLength(20_000)
