@@ -110,6 +110,10 @@ export function writeEvidenceFileSync(target: string, file: EvidenceFile): void 
  * Read an evidence file. Never throws: a missing, empty, oversized, corrupt or foreign file gives
  * `ok: false` with a one-line reason that says what to do.
  */
+// A folder may hold the approvals and the logs: the advice is to name the file in it, never to remove it.
+const folderReason = (shown: string) =>
+  `evidence path ${shown} is a folder, not a file: name the evidence file in it (--evidence ${shown.replace(/\/+$/, '')}/evidence.json)`
+
 export async function readEvidenceFile(target: string): Promise<ReadEvidenceResult> {
   const shown = displayPath(target)
   const again = 'run `npx verify` to record it again'
@@ -117,7 +121,7 @@ export async function readEvidenceFile(target: string): Promise<ReadEvidenceResu
   try {
     // Looked at before it is opened: opening a FIFO would block forever, and a device could be endless.
     const kind = await stat(target)
-    if (kind.isDirectory()) return fail(`evidence path ${shown} is a folder, not a file: remove it and ${again}`)
+    if (kind.isDirectory()) return fail(folderReason(shown))
     if (!kind.isFile()) return fail(`evidence path ${shown} is not a regular file: remove it and ${again}`)
     const handle = await open(target, 'r')
     try {
@@ -135,7 +139,7 @@ export async function readEvidenceFile(target: string): Promise<ReadEvidenceResu
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') return fail(`no evidence at ${shown}: run \`npx verify\` first`)
-    if (code === 'EISDIR') return fail(`evidence path ${shown} is a folder, not a file: remove it and ${again}`)
+    if (code === 'EISDIR') return fail(folderReason(shown))
     if (code === 'EACCES' || code === 'EPERM') return fail(`cannot read evidence at ${shown}: permission denied`)
     return fail(`cannot read evidence at ${shown}: ${oneLine((error as Error).message)}`)
   }

@@ -116,9 +116,14 @@ describe('readEvidenceFile refusals', () => {
     expect(result).toEqual({ ok: false, reason: expect.stringMatching(/is 65\.0 MiB, over the 64 MiB limit/) })
   })
 
-  it('explains a folder where the file should be', async () => {
-    const path = join(temporaryDir(), 'evidence.json')
+  it('explains a folder where the file should be, and names the file to give instead of telling to remove it', async () => {
+    const path = join(temporaryDir(), '.verify')
     mkdirSync(path)
-    expect(await readEvidenceFile(path)).toEqual({ ok: false, reason: expect.stringMatching(/is a folder/) })
+    const read = await readEvidenceFile(path)
+    expect(read).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/is a folder, not a file: name the evidence file in it \(--evidence .*\.verify\/evidence\.json\)/),
+    })
+    expect(read.ok ? '' : read.reason).not.toMatch(/remove/)
   })
 })
