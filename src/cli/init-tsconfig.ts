@@ -39,7 +39,11 @@ export function tsconfigState(dir: string, configFile: string): TsconfigState {
   const text = readFileSync(path, 'utf8')
   const errors: ParseError[] = []
   const data = parse(text, errors, { allowTrailingComma: true }) as Tsconfig | undefined
-  if (errors.length > 0 || !data || typeof data !== 'object') return { kind: 'cannot-add', why: 'tsconfig.json could not be read as JSON with comments' }
+  if (errors.length > 0 || !data || typeof data !== 'object' || Array.isArray(data))
+    return { kind: 'cannot-add', why: 'tsconfig.json could not be read as JSON with comments' }
+  for (const key of ['files', 'include', 'exclude'] as const) {
+    if (data[key] !== undefined && !Array.isArray(data[key])) return { kind: 'cannot-add', why: `tsconfig.json's "${key}" is not a list` }
+  }
   const files = strings(data.files)
   const include = strings(data.include)
   if (files.includes(configFile) || files.includes(`./${configFile}`)) return { kind: 'included' }

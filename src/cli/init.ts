@@ -1,7 +1,7 @@
 // `verify init [--yes] [--force]`: writes a verify.config.ts from the project's package.json scripts and lockfile,
 // and ignores `.verify/` in git. The checks are spelled out rather than taken from the node preset: a script removed
 // from package.json must not silently remove a check from the gate.
-import { accessSync, constants, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { delimiter, join, relative, resolve } from 'node:path'
 import { CONFIG_FILES, isFile, PACKAGE_JSON_KEY, RC_FILE } from '../config/discover.js'
 import { VerifyUsageError } from '../errors.js'
@@ -43,6 +43,14 @@ function existingConfigs(dir: string, pkg: PackageJson | undefined): string[] {
   if (existsSync(join(dir, RC_FILE))) found.push(RC_FILE)
   if (pkg && (pkg as Record<string, unknown>)[PACKAGE_JSON_KEY] !== undefined) found.push(`the "${PACKAGE_JSON_KEY}" key of package.json`)
   return found
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
 }
 
 function quote(text: string): string {
@@ -180,6 +188,14 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
     ignore = await ask('Add .verify/ to .gitignore?', true)
   }
 
+  // Nothing is written until every file init writes can be.
+  for (const name of [TARGET, ...(ignore ? ['.gitignore'] : [])]) {
+    if (isFolder(join(dir, name)))
+      throw new VerifyUsageError(
+        `Cannot set up verify in ${dir}: ${name} is a folder, where init writes a file. Move it away and run \`verify init\` again. Nothing was written.`,
+      )
+  }
+  const tsconfig = tsconfigState(dir, TARGET)
   const out: string[] = []
   if (values.force) {
     for (const name of existing.filter((n) => CONFIG_FILES.includes(n) && n !== TARGET)) {
@@ -206,7 +222,6 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   for (const [id, script] of covered) out.push(`  (no ${id} check: its script "${untrusted(script)}" only runs the other checks' scripts)`)
   if (ignore) out.push(ignoreVerifyFolder(dir))
   const next: string[] = []
-  const tsconfig = tsconfigState(dir, TARGET)
   if (tsconfig.kind === 'left-out') {
     if (values.yes || (ask && (await ask(`Add ${TARGET} to tsconfig.json, so that a wrong check id in dependsOn is a type error?`, true)))) {
       tsconfig.add()

@@ -254,4 +254,25 @@ describe('questions', () => {
     expect(again.code).toBe(2)
     expect(again.stderr).toMatch(/^verify: A verify config already exists .*verify\.config\.ts.*--force/)
   })
+
+  it.each([
+    ['an `include` that is not a list', { 'tsconfig.json': '{ "include": "src" }' }],
+    ['a `files` that is not a list', { 'tsconfig.json': '{ "files": "src/index.ts" }' }],
+  ])('a tsconfig.json with %s is left as it is, with a note', async (_what, files) => {
+    const dir = project({ 'package.json': pkg(), ...files })
+    const run = io(dir)
+    expect(await initCommand(['--yes'], run)).toBe(0)
+    expect(run.out).toContain('note: verify.config.ts is not type-checked')
+    expect(readFileSync(join(dir, 'tsconfig.json'), 'utf8')).toBe(files['tsconfig.json'])
+  })
+
+  it('a folder where .gitignore or the config goes is a usage error before any file is written', async () => {
+    for (const blocked of ['.gitignore', 'verify.config.ts']) {
+      const dir = project({ 'package.json': pkg() })
+      mkdirSync(join(dir, blocked))
+      const error = await usageError(initCommand(['--yes'], io(dir)))
+      expect(error.message).toContain(`${blocked} is a folder`)
+      expect(existsSync(join(dir, blocked === '.gitignore' ? 'verify.config.ts' : '.gitignore'))).toBe(false)
+    }
+  })
 })
