@@ -8,6 +8,7 @@ import { formatDuration } from '../duration.js'
 import { statusIcon, statusText, verdictLine } from '../reporters/status.js'
 import { useColor } from '../reporters/select.js'
 import { evidenceTime } from '../verdict/check-evidence.js'
+import { inContext } from '../verdict/invocation.js'
 import { guardJson, untrusted } from '../reporters/safe-text.js'
 import { summarize } from '../verdict/summary.js'
 import type { CheckResult } from '../types.js'
@@ -81,7 +82,8 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   }
   io.stdout(` ${c.dim('Verdict')} ${verdictLine(summary.verdict, c)}\n`)
   for (const issue of summary.issues) io.stdout(`   ${c.red('•')} ${untrusted(issue)}\n`)
-  for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${untrusted(recommendation)}\n`)
+  const given = { protocol: positionals[0], config: values.config, cwd: values.cwd, evidence: values.evidence }
+  for (const recommendation of summary.recommendations) io.stdout(`   ${c.cyan('→')} ${untrusted(inContext(recommendation, given))}\n`)
   for (const warning of summary.warnings) io.stdout(`   ${c.yellow('•')} ${untrusted(warning)}\n`)
   if (file.signature !== undefined && file.signature !== null && !context.signingKey && !requireSignature) {
     io.stdout(c.dim(`   The evidence is signed; set VERIFY_SIGNING_KEY (or pass --require-signature) to check it.\n`))

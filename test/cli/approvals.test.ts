@@ -130,6 +130,19 @@ describe.concurrent('verify approve', { timeout: 90_000 }, () => {
     expect(p.check('build').evidence?.approval).toBeUndefined()
   })
 
+  it('the approve command that run and check recommend carries their --config and --evidence, and works as printed', async () => {
+    const p = project('validity-manual', { git: true })
+    p.write('cfgs/ci.config.ts', p.read('verify.config.ts').replace("'sh bin/count.sh'", "'sh ../bin/count.sh'"))
+    const given = ['--config', 'cfgs/ci.config.ts', '--evidence', 'out/ev.json']
+    const run = await p.verify('run', given)
+    const check = await p.verify('check', given)
+    for (const output of [run.stdout, check.stdout])
+      expect(output).toContain('`npx verify approve review --by <name> --config cfgs/ci.config.ts --evidence out/ev.json`')
+    const printed = /`npx verify (approve [^`]*)`/.exec(check.stdout)?.[1]?.replace('<name>', 'Ada').split(' ') ?? []
+    expect((await p.verify(printed[0] as string, printed.slice(1))).code).toBe(0)
+    expect((await p.verify('check', given)).code).toBe(0)
+  })
+
   it('a run after the approval runs the command checks and counts the approved manual check as passed', async () => {
     const p = await approved()
     const run = await p.verify('run')

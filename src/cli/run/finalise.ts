@@ -8,6 +8,7 @@ import { sealEvidence } from '../../evidence/sign.js'
 import { writeEvidenceFileSync } from '../../evidence/store.js'
 import type { EvidenceFile, Summary, Verdict, WorkspaceInfo } from '../../types.js'
 import { nameFiles } from '../../verdict/check-evidence.js'
+import { inContext } from '../../verdict/invocation.js'
 import { summarizeRun, type RunSummaryOptions } from '../../verdict/run-summary.js'
 import type { CliIO } from '../io.js'
 import type { Signal } from './execute.js'
@@ -64,6 +65,10 @@ export async function finaliseRun(plan: RunPlan, interrupted: Signal | null, run
     if (drift) trail.push(drift)
   }
   const finalised = record(plan, interrupted, { lead: [...plan.prior.warnings, ...plan.notes], trail })
+  // The next commands as they must be typed: with this run's protocol, config, folder and evidence file.
+  for (const summary of new Set([finalised.summary, finalised.record.summary])) {
+    summary.recommendations = summary.recommendations.map((recommendation) => inContext(recommendation, plan.given))
+  }
   // What the evidence can say of its outputs before they are written: the copies of itself, the unchanged ones.
   const known = await describeOutputs(plan.context.evidencePath, workspace.carried, copiesOf(plan))
   if (known.length > 0) finalised.record.workspace = { ...finalised.record.workspace, outputs: known }

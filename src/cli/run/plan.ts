@@ -14,6 +14,7 @@ import { cleanDeadRuns, describeCleanup } from '../../runner/registry.js'
 import { createChecklist, selectChecks } from '../../runner/schedule.js'
 import { partitionShards, parseShard } from '../../runner/shard.js'
 import type { Checklist, Reporter } from '../../types.js'
+import type { Invocation } from '../../verdict/invocation.js'
 import { priorResults, type PriorResults } from '../../verdict/prior.js'
 import type { Share } from '../../verdict/run-summary.js'
 import { duration, list, parse, positiveInt } from '../args.js'
@@ -51,6 +52,8 @@ export interface RunPlan {
   notes: string[]
   workspace: CommandWorkspace
   prior: PriorResults
+  /** What the next commands the run recommends need to be given as well. */
+  given: Invocation
 }
 
 /** Reads the flags and loads the protocol; takes the evidence file's lock; settles what earlier evidence can. */
@@ -138,6 +141,7 @@ export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): 
       notes: [...(lock.note ? [lock.note] : []), ...(cleaned ? [cleaned] : [])],
       workspace,
       prior,
+      given: { protocol: positionals[0], config: values.config, cwd: values.cwd, evidence: values.evidence },
     }
   } catch (error) {
     lock.release()
