@@ -27,12 +27,13 @@ const OWN_FILES = /^(?:approvals\.json|hook-blocks\.json|.*\.lock)$/
 
 /**
  * Is this existing file one evidence may replace? An empty file, one that starts as verify's evidence, and a damaged
- * evidence file in verify's own `.verify` folder are; anything else (a package.json, a source file, a report or notes
- * of the user's, tracked or not) is not.
+ * evidence file (a `.json` in verify's own `.verify` folder, or an `evidence.json` git does not track) are; anything
+ * else (a package.json, a source file, a report or notes of the user's, tracked or not) is not.
  */
 function isReplaceable(file: string, size: number): boolean {
   if (size === 0 || startsAsEvidence(firstBytes(file))) return true
-  return path.basename(path.dirname(file)) === '.verify' && file.endsWith('.json')
+  if (path.basename(path.dirname(file)) === '.verify' && file.endsWith('.json')) return true
+  return path.basename(file) === 'evidence.json' && !isTracked(file)
 }
 
 /** Does git track this file? False outside a repository, or without git. */

@@ -45,6 +45,14 @@ describe('the Jest reporter', () => {
     expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(1)
   })
 
+  test('a run started from code (require("jest").run), whose options the reporter cannot see, does not count', { timeout: 90_000 }, async () => {
+    const p = runnerProject('jest-reporter', { git: true })
+    p.write('ignored/run.cjs', "require('jest').run(['--ci'])\n")
+    const run = await runTool(join(p.dir, 'ignored', 'run.cjs'), [], p.dir, { timeoutMs: 90_000 })
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({ fullRun: false, notFull: expect.stringContaining('not started from its command line') })
+  })
+
   test.each([
     {
       name: 'a coverage threshold not met',
@@ -91,6 +99,10 @@ describe('the Jest reporter', () => {
       args: ['-c', JSON.stringify({ testMatch: ['**/add.test.js'], reporters: ['verify-protocol/jest/reporter'] })],
       why: 'Jest was started with -c',
     },
+    // Options the deny-list never named: anything the check's command does not give, but for how Jest reports.
+    { name: 'a setup file that could disarm expect', args: ['--setupFilesAfterEnv', '<rootDir>/math.js'], why: 'Jest was started with --setupFilesAfterEnv' },
+    { name: 'snapshots rewritten (-u)', args: ['-u'], why: 'Jest was started with -u' },
+    { name: 'a test sequencer of its own', args: ['--testSequencer', '@jest/test-sequencer'], why: 'Jest was started with --testSequencer' },
   ])('a run set up otherwise than the check ($name) does not count', { timeout: 90_000 }, async ({ args, why }) => {
     const p = runnerProject('jest-reporter', { git: true })
     const run = await jest(p.dir, args)

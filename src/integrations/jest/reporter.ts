@@ -6,7 +6,17 @@ import { join, relative } from 'node:path'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import { commandGives, focusedFile, optionWord, samePlace, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
+import {
+  commandGives,
+  commandWords,
+  focusedFile,
+  optionWord,
+  samePlace,
+  plainError,
+  TestRunRecording,
+  type TestEvidenceOptions,
+  type TestRunFacts,
+} from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
 export interface JestGlobalConfig {
@@ -90,36 +100,40 @@ export function partialRunReason(config: JestGlobalConfig): string | null {
   return null
 }
 
-/** Jest options that change which files are the suite; given on the command line, they make another suite. */
-const SUITE_OPTIONS = new Set([
-  'c',
-  'config',
-  'rootDir',
-  'roots',
-  'projects',
-  'selectProjects',
-  'ignoreProjects',
-  'testMatch',
-  'testRegex',
-  'testPathIgnorePatterns',
-  'modulePathIgnorePatterns',
+/**
+ * Jest options that change only how it reports, caches or spreads its work, or that make a run stricter: never which
+ * tests run, nor whether they pass. Any other option on the command line that the check's own command does not give
+ * (a setup file, a sequencer, a timeout, `-u`, a config, roots or test patterns …) makes the run another run.
+ */
+const REPORTING_OPTIONS = new Set([
+  ...['ci', 'color', 'colors', 'noColor', 'noColors', 'verbose', 'silent', 'json', 'outputFile', 'useStderr', 'expand', 'noStackTrace'],
+  ...['coverage', 'collectCoverage', 'noCoverage', 'coverageDirectory', 'coverageReporters', 'coverageProvider', 'coverageThreshold'],
+  ...['collectCoverageFrom', 'runInBand', 'i', 'maxWorkers', 'w', 'workerIdleMemoryLimit', 'cache', 'noCache', 'cacheDirectory'],
+  ...['watchman', 'noWatchman', 'detectOpenHandles', 'forceExit', 'logHeapUsage', 'notify', 'errorOnDeprecated', 'reporters'],
 ])
+
+// jest/bin/jest.js, jest-cli/bin/jest.js, node_modules/.bin/jest: what Jest's own command line runs.
+const JEST_SCRIPT = /(?:^|[\\/])jest(?:\.js)?$/
 
 /**
  * Why this Jest is not set up as the check's own command sets it up, or null: its rootDir is not the check's folder,
- * or its command line (`argv`, after the script) gives a config, roots, projects or test patterns the check's command
- * does not give. Jest applies these before it lists the suite's files, so its counts cannot show what they leave out.
+ * it was started from code (whose options cannot be seen), or its command line (`argv`, after `script`) gives an
+ * option the check's command does not give, but for how Jest reports. Options that filter the run have their own
+ * reasons (partialRunReason), given first.
  */
-export function narrowedRunReason(argv: readonly string[], rootDir: string, check: ResolvedCheck): string | null {
+export function narrowedRunReason(script: string, argv: readonly string[], rootDir: string, check: ResolvedCheck): string | null {
   if (!samePlace(rootDir, check.cwd)) return `Jest's rootDir is ${rootDir}, not the folder the "${check.id}" check runs in (${check.cwd})`
+  if (!JEST_SCRIPT.test(script)) return `Jest was not started from its command line (${script || 'node'}): the options it was given cannot be seen`
+  const own = commandWords(check)
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i] as string
     const option = optionWord(word)
-    if (!option || !SUITE_OPTIONS.has(option.name)) continue
-    const value = option.value ?? argv[i + 1] ?? ''
+    if (!option || REPORTING_OPTIONS.has(option.name)) continue
+    const next = argv[i + 1]
+    const value = option.value ?? (next !== undefined && !next.startsWith('-') ? next : '')
     const names = option.name === 'c' || option.name === 'config' ? ['c', 'config'] : [option.name]
-    if (!commandGives(check, names, value, process.cwd()))
-      return `Jest was started with ${word.split('=')[0]} ${value}, which the "${check.id}" check's command does not give`
+    if (own.includes(word) || (value !== '' && commandGives(check, names, value, process.cwd()))) continue
+    return `Jest was started with ${word.split('=')[0]}${value ? ` ${value}` : ''}, which the "${check.id}" check's command does not give`
   }
   return null
 }
@@ -201,7 +215,7 @@ export default class JestVerifyReporter {
     try {
       const recording = await pending
       const facts = await runFacts(this.globalConfig, results)
-      facts.notFull ??= narrowedRunReason(process.argv.slice(2), this.globalConfig.rootDir, recording.check)
+      facts.notFull ??= narrowedRunReason(process.argv[1] ?? '', process.argv.slice(2), this.globalConfig.rootDir, recording.check)
       const { collectCoverage, coverageThreshold, forceExit } = this.globalConfig
       const passing = facts.failed === 0 && facts.errors.length === 0 && !facts.runnerFailed && !facts.interrupted
       if (passing && collectCoverage && coverageThreshold) {
