@@ -105,12 +105,12 @@ export function partialRunReason(config: JestGlobalConfig): string | null {
  * tests run, nor whether they pass. Any other option on the command line that the check's own command does not give
  * (a setup file, a sequencer, a timeout, `-u`, a config, roots or test patterns …) makes the run another run.
  */
-const REPORTING_OPTIONS = new Set([
-  ...['ci', 'color', 'colors', 'noColor', 'noColors', 'verbose', 'silent', 'json', 'outputFile', 'useStderr', 'expand', 'noStackTrace'],
-  ...['coverage', 'collectCoverage', 'noCoverage', 'coverageDirectory', 'coverageReporters', 'coverageProvider', 'coverageThreshold'],
-  ...['collectCoverageFrom', 'runInBand', 'i', 'maxWorkers', 'w', 'workerIdleMemoryLimit', 'cache', 'noCache', 'cacheDirectory'],
-  ...['watchman', 'noWatchman', 'detectOpenHandles', 'forceExit', 'logHeapUsage', 'notify', 'errorOnDeprecated', 'reporters'],
-])
+const REPORTING_OPTIONS = new Set(
+  `ci color colors noColor noColors verbose silent json outputFile useStderr expand noStackTrace
+  coverage collectCoverage noCoverage coverageDirectory coverageReporters coverageProvider coverageThreshold collectCoverageFrom
+  runInBand i maxWorkers w workerIdleMemoryLimit cache noCache cacheDirectory watchman noWatchman
+  detectOpenHandles forceExit logHeapUsage notify errorOnDeprecated reporters`.split(/\s+/),
+)
 
 // jest/bin/jest.js, jest-cli/bin/jest.js, node_modules/.bin/jest: what Jest's own command line runs.
 const JEST_SCRIPT = /(?:^|[\\/])jest(?:\.js)?$/
