@@ -59,6 +59,15 @@ export async function findRepo(rootDir: string): Promise<Repo | null> {
     output = await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix', ...PATHS, '--show-object-format', 'HEAD', 'HEAD^{tree}', '--'])
   } catch (error) {
     if (!isGitUnavailable(error)) throw error
+    // No git at all, in a repository: the files would be hashed one by one, ignored ones included, and no evidence
+    // recorded where git runs would ever match.
+    const within = (error as { code?: unknown }).code === 'ENOENT' ? enclosingRepo(rootDir) : null
+    if (within) {
+      throw new VerifyError(
+        'E_WORKSPACE',
+        `Cannot fingerprint the workspace: ${within} is in a git repository, but git could not be started (not installed, or not on PATH). Install git or put it on PATH, and run verify again.`,
+      )
+    }
     // A repository git will not work in: fingerprinted file by file, .gitignore unread, no evidence would ever match.
     const refusal = /detected dubious ownership in repository at '([^']*)'/.exec(String((error as { stderr?: unknown }).stderr ?? ''))
     if (refusal) {
@@ -84,6 +93,14 @@ export async function findRepo(rootDir: string): Promise<Repo | null> {
     objectBytes: format === 'sha256' ? 32 : format === 'sha1' ? 20 : 0,
     head: known ? head : null,
     headTree: known ? headTree : null,
+  }
+}
+
+/** The folder at or above `dir` that holds a `.git` (a folder, or a worktree's file), or null. */
+function enclosingRepo(dir: string): string | null {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    if (existsSync(path.join(at, '.git'))) return at
+    if (path.dirname(at) === at) return null
   }
 }
 

@@ -4,7 +4,8 @@
 import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { workspaceFingerprint } from '../../src/evidence/fingerprint.js'
 import { fingerprint, git, removeTemporaryDirs, repo, temporaryDir, write } from '../helpers/git-repo.js'
 
 afterEach(removeTemporaryDirs)
@@ -107,3 +108,18 @@ function withExtension(index: Buffer, signature: string, replacement: Buffer): B
   const body = Buffer.concat([index.subarray(0, at), replacement, index.subarray(at + current.length, index.length - 20)])
   return Buffer.concat([body, createHash('sha1').update(body).digest()])
 }
+
+describe('without git', () => {
+  it('in a git repository: an error that says git could not be started, not a fingerprint of the files one by one', async () => {
+    const root = repo({ 'src/a.ts': 'a\n' })
+    vi.stubEnv('PATH', temporaryDir())
+    await expect(workspaceFingerprint(root)).rejects.toThrow(/is in a git repository, but git could not be started/)
+  })
+
+  it('outside any repository: the files are fingerprinted as they are', async () => {
+    const root = temporaryDir()
+    write(root, 'src/a.ts', 'a\n')
+    vi.stubEnv('PATH', temporaryDir())
+    expect((await workspaceFingerprint(root)).git).toBeNull()
+  })
+})
