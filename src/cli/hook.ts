@@ -124,7 +124,7 @@ async function decide(
   let reason: string
   let verdict = 'incomplete'
   if (problems.length > 0) {
-    reason = `verify's hook line is wrong, so the work is not verified: ${problems.join('; ')}. Fix the hook's command in the agent's settings.`
+    reason = `verify's hook line is wrong, so the work is not verified: ${problems.map((problem) => problem.replace(/\.$/, '')).join('; ')}. Fix the hook's command in the agent's settings.`
   } else if (event instanceof Error) {
     reason = `verify could not read the stop event, so the work is not verified: ${event.message}`
   } else {

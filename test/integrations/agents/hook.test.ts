@@ -190,6 +190,7 @@ describe('verify hook claude-code', () => {
       for (let i = 0; i < 10; i++) stops.push(await hookInProcess(['codex', ...args], stopEvent(p, { stop_hook_active: i > 0 }), env(p)))
       expect(stops[0]?.answer.decision, args.join(' ')).toBe('block')
       expect(stops[0]?.answer.reason, args.join(' ')).toMatch(/hook line is wrong/)
+      expect(stops[0]?.answer.reason, args.join(' ')).not.toMatch(/\.\./)
       // The default bound (8) holds: the ninth stop in a row goes through, saying the work is not verified.
       expect(
         stops.findIndex((s) => s.answer.decision === undefined),
