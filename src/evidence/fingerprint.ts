@@ -9,6 +9,7 @@ import { canonicalJson, sha256 } from './canonical.js'
 import { git, LARGE_OUTPUT } from './git-process.js'
 import { findRepo, isIgnored, workTree, type Repo, type WorkTree } from './git-tree.js'
 import { loadPicomatch } from './globs.js'
+import { withLinkTargets } from './input-links.js'
 
 /** Folders never part of a fingerprint outside git, at any depth. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git'])
@@ -161,7 +162,13 @@ async function inputFiles(rootDir: string, inputs: string[], workspace: Workspac
   if (workspace.git) {
     const listing = await treeListing(rootDir, workspace)
     folder = listing.folder
-    for (const entry of listing.entries) if (accept(entry.path)) files.push(entry)
+    files.push(
+      ...withLinkTargets(
+        rootDir,
+        listing.entries.filter((entry) => accept(entry.path)),
+        listing.entries,
+      ),
+    )
   } else {
     const all = (await listFiles(rootDir)).filter((file) => !isUnder(file, [VERIFY_DIR]))
     for (const file of all.toSorted()) if (accept(file)) files.push({ path: file, id: await describeFile(rootDir, file) })

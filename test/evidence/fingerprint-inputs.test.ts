@@ -81,6 +81,24 @@ describe('inputsFingerprint', () => {
     expect(await docs()).not.toBe(before)
   })
 
+  posixOnly('in git, a symbolic link the globs match binds what it points to, in the project or outside it', async () => {
+    const root = repo({ 'shared/data.txt': 'ok\n', 'docs/check.js': 'check\n' })
+    const outside = temporaryDir()
+    write(outside, 'far.txt', 'far\n')
+    symlinkSync('../shared/data.txt', join(root, 'docs/data.txt'))
+    symlinkSync('../shared', join(root, 'docs/all'))
+    symlinkSync(join(outside, 'far.txt'), join(root, 'docs/far.txt'))
+    const docs = async (): Promise<string> => inputsFingerprint(root, ['docs/**'], await workspaceFingerprint(root))
+    const seen = new Set([await docs()])
+    write(root, 'shared/data.txt', 'bad\n')
+    seen.add(await docs())
+    write(root, 'shared/more.txt', 'more\n')
+    seen.add(await docs())
+    write(outside, 'far.txt', 'changed far away\n')
+    seen.add(await docs())
+    expect(seen.size).toBe(4)
+  })
+
   it('in git, sees untracked files and takes globs relative to a subfolder rootDir', async () => {
     const root = repo({ 'pkg/docs/x.md': 'x\n', 'docs/x.md': 'top\n' })
     const pkg = join(root, 'pkg')
