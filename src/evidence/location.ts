@@ -138,7 +138,7 @@ export function evidenceLocationProblem(evidencePath: string, logDir: string): s
   try {
     const target = statOrNull(evidencePath)
     if (target?.isDirectory())
-      return `--evidence ${evidencePath} is not a file but a folder: the run could not write its evidence there. Name a file, e.g. .verify/evidence.json`
+      return `The evidence path ${evidencePath} is not a file but a folder: the run could not write its evidence there. Move the folder away, or name a file with --evidence (a path ending with / writes evidence.json into a folder). Nothing was run.`
     // A FIFO is not read (--reuse says so) and is replaced by the new evidence; a device or a socket is refused.
     if (target && !target.isFile() && !target.isFIFO()) return `--evidence ${evidencePath} is not a file: name a file, e.g. .verify/evidence.json`
     // The evidence is written aside and renamed over the path: a link to a device (/dev/stdout) would be replaced.
