@@ -48,7 +48,9 @@ function pickName(protocols: Protocols, requested: string | undefined, source: s
     }
   }
   if (requested !== undefined && Object.hasOwn(protocols, requested)) return requested
-  throw new VerifyConfigError('E_PROTOCOL_NOT_FOUND', `No protocol "${requested}" in ${source}`, [`protocols: ${names.join(', ')}`])
+  // `verify version`, `verify help`: read as a protocol's name, they are meant as the flags.
+  const meant = requested === 'version' || requested === 'help' ? [`for verify's ${requested}, run \`verify --${requested}\``] : []
+  throw new VerifyConfigError('E_PROTOCOL_NOT_FOUND', `No protocol "${requested}" in ${source}`, [`protocols: ${names.join(', ')}`, ...meant])
 }
 
 function resolveCheck(id: string, entry: Exclude<CheckEntry, false>, protocol: ProtocolOptionsResolved, rootDir: string): ResolvedCheck {

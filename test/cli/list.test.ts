@@ -119,6 +119,10 @@ describe('verify list errors', () => {
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toMatch(/No protocol "staging"/)
     expect((await runCliInProcess(['list', 'a', 'b'], { cwd: fixture('compose-local') })).code).toBe(2)
+    // `verify version` is meant as the flag.
+    const version = await runCliInProcess(['version'], { cwd: fixture('compose-local') })
+    expect(version.code).toBe(2)
+    expect(version.stderr).toContain("for verify's version, run `verify --version`")
   })
 
   it('--help prints the usage', async () => {
