@@ -1,6 +1,8 @@
 // How verify starts git: an environment no hook or caller can redirect, bounded output, and the settings under which
 // `git add` hashes every file's real bytes. Shared by the working-tree reader (git-tree.ts) and the fingerprint.
 import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import * as path from 'node:path'
 import { promisify } from 'node:util'
 
 const execFileAsync = promisify(execFile)
@@ -37,6 +39,27 @@ export const RAW_CONTENT = [
   'add.ignoreErrors=false',
 ].flatMap((setting) => ['-c', setting])
 
+// The repository's settings that verify's own git directory (git-view.ts) keeps: the format and the promisor remote
+// of a partial clone (whose blobs outside a sparse cone are absent), shared permissions, a repository's own excludes
+// file, and what says that git converts files' bytes.
+const KEPT =
+  /^(?:extensions\.(?!refstorage$).+|core\.(?:sharedrepository|excludesfile|autocrlf|eol|attributesfile)|remote\..+\.(?:promisor|partialclonefilter))$/
+
+/** The repository's settings that its work tree is read with (KEPT), as `[key, value]`; [] when git says none. */
+export async function repoSettings(cwd: string): Promise<[string, string][]> {
+  const listed = await run(cwd, ['config', '-z', '--get-regexp', '^(extensions|core|remote)\\.']).then(
+    (result) => result.stdout,
+    () => '', // none set, or no repository: findRepo says which
+  )
+  return listed
+    .split('\0')
+    .map((entry): [string, string] => {
+      const newline = entry.indexOf('\n')
+      return newline < 0 ? [entry, ''] : [entry.slice(0, newline), entry.slice(newline + 1)]
+    })
+    .filter(([key]) => KEPT.test(key))
+}
+
 /** Runs git in `cwd` with an environment no hook or caller can redirect; resolves to its stdout. */
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<string> {
   return (await run(cwd, args, options.env, options)).stdout
@@ -61,6 +84,14 @@ export async function run(
   })
   if (options.input !== undefined) child.child.stdin?.end(options.input)
   return child
+}
+
+/** The folder at or above `dir` that holds a `.git` (a folder, or a worktree's file), or null. */
+export function enclosingRepo(dir: string): string | null {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    if (existsSync(path.join(at, '.git'))) return at
+    if (path.dirname(at) === at) return null
+  }
 }
 
 // Git not installed (ENOENT) or it refused (not a repository, unsafe owner): fingerprint without git.

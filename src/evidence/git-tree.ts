@@ -8,8 +8,8 @@ import * as path from 'node:path'
 import { VerifyError } from '../errors.js'
 import { isAlive } from '../runner/procfs.js'
 import { readIndex, withoutCaches, type IndexEntry } from './git-index.js'
-import { git, gitMessage, isGitUnavailable, LARGE_OUTPUT, RAW_CONTENT, run } from './git-process.js'
-import { gitView } from './git-view.js'
+import { enclosingRepo, git, gitMessage, isGitUnavailable, LARGE_OUTPUT, RAW_CONTENT, repoSettings, run } from './git-process.js'
+import { converts, gitView } from './git-view.js'
 const GITLINK = '160000'
 const DIRECTORY = '040000'
 const IGNORED_NAMED = /^The following paths are ignored by one of your \.gitignore files:$/m
@@ -34,6 +34,8 @@ export interface Repo {
   /** HEAD and its tree, null before the first commit. */
   head: string | null
   headTree: string | null
+  /** repoSettings, asked while the repository was found. */
+  settings: Promise<[string, string][]>
 }
 
 export interface WorkTree {
@@ -54,6 +56,8 @@ const PATHS = ['--git-path', 'index', '--git-path', 'objects', '--git-path', 'in
  * fingerprint's time is mostly the processes it starts and waits for.
  */
 export async function findRepo(rootDir: string): Promise<Repo | null> {
+  // The config git reads in rootDir is the one of the repository rev-parse finds there.
+  const settings = repoSettings(rootDir)
   let output: string
   try {
     output = await git(rootDir, ['rev-parse', '--show-toplevel', '--show-prefix', ...PATHS, '--show-object-format', 'HEAD', 'HEAD^{tree}', '--'])
@@ -93,14 +97,7 @@ export async function findRepo(rootDir: string): Promise<Repo | null> {
     objectBytes: format === 'sha256' ? 32 : format === 'sha1' ? 20 : 0,
     head: known ? head : null,
     headTree: known ? headTree : null,
-  }
-}
-
-/** The folder at or above `dir` that holds a `.git` (a folder, or a worktree's file), or null. */
-function enclosingRepo(dir: string): string | null {
-  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
-    if (existsSync(path.join(at, '.git'))) return at
-    if (path.dirname(at) === at) return null
+    settings,
   }
 }
 
@@ -122,15 +119,16 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
   const dir = await mkdtemp(path.join(tmpdir(), `verify-index-${process.pid}-`))
   const sweeping = sweepLeftovers(tmpdir())
   try {
-    const env = await gitView(repo, dir, path.join(dir, 'index'))
+    const settings = await repo.settings
+    const env = await gitView({ ...repo, settings }, dir, path.join(dir, 'index'))
     await copyIndex(repo, env.GIT_INDEX_FILE)
     // The copy is read, not the real index: git may rewrite that one meanwhile.
     const entries = await indexEntries(repo, env)
     await clearFlags(repo.top, entries, env)
     const tracked = entries.filter((e) => leaveOut.some((out) => e.path === out || e.path.startsWith(`${out}/`))).map((e) => e.path)
     let stderr: string
+    const excluded = leaveOut.map((out) => `:(exclude,literal)${out}`)
     try {
-      const excluded = leaveOut.map((out) => `:(exclude,literal)${out}`)
       stderr = await run(repo.top, [...RAW_CONTENT, 'add', '-A', '--', '.', ...excluded], env).then(
         (result) => result.stderr,
         (error: unknown) => {
@@ -142,10 +140,18 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
       )
       // Leaving a folder out must not hide what git tracks inside it.
       if (tracked.length > 0) await run(repo.top, [...RAW_CONTENT, 'add', '-u', '--', ...tracked.map((file) => `:(literal)${file}`)], env)
+      // Where git converts files (line endings, `ident`), the index holds the converted blobs of files whose stat
+      // still matches: every tracked file is hashed again, as its bytes.
+      if (await converts(repo, settings, entries)) await run(repo.top, [...RAW_CONTENT, 'add', '--renormalize', '--', '.', ...excluded], env)
     } catch (error) {
       throw addFailure(repo.top, error)
     }
-    const tree = (await git(repo.top, ['write-tree'], { env })).trim()
+    let tree: string
+    try {
+      tree = (await git(repo.top, ['write-tree'], { env })).trim()
+    } catch (error) {
+      throw addFailure(repo.top, error, '`git write-tree` of a temporary index')
+    }
     // Repositories inside this one: the submodules it knows, and those `git add -A` just met.
     const embedded = [...stderr.matchAll(/^warning: adding embedded git repository: (.*)$/gm)].map((m) => m[1] as string)
     const gitlinks = [...new Set([...entries.filter((e) => e.mode === GITLINK).map((e) => e.path), ...embedded])]
@@ -247,7 +253,7 @@ async function sparseCheckout(top: string): Promise<boolean> {
   }
 }
 
-function addFailure(top: string, error: unknown): VerifyError {
+function addFailure(top: string, error: unknown, step = '`git add -A` into a temporary index'): VerifyError {
   const stderr = String((error as { stderr?: unknown }).stderr ?? '')
   const unborn = /^error: '(.*?)\/?' does not have a commit checked out$/m.exec(stderr)
   if (unborn) {
@@ -257,7 +263,7 @@ function addFailure(top: string, error: unknown): VerifyError {
       { cause: error },
     )
   }
-  return new VerifyError('E_WORKSPACE', `Cannot fingerprint the workspace: \`git add -A\` into a temporary index failed in ${top}: ${gitMessage(error)}`, {
+  return new VerifyError('E_WORKSPACE', `Cannot fingerprint the workspace: ${step} failed in ${top}: ${gitMessage(error)}`, {
     cause: error,
   })
 }

@@ -1,7 +1,7 @@
 // What a repository's settings cannot hide from the workspace fingerprint (SPEC §7: "the real content counts"): the
 // attributes and config under which git would hash something other than a file's bytes, a case-insensitive or
 // mode-blind view of the tree, a submodule's work tree moved elsewhere, and a cache-tree left stale in the index.
-import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -121,5 +121,58 @@ describe('without git', () => {
     write(root, 'src/a.ts', 'a\n')
     vi.stubEnv('PATH', temporaryDir())
     expect((await workspaceFingerprint(root)).git).toBeNull()
+  })
+})
+
+describe('the settings a repository is read with', () => {
+  it("a partial clone's blobs outside the sparse cone, never fetched, do not stop the fingerprint", async () => {
+    const source = repo({ 'in/x.txt': '1\n', 'out/y.txt': '2\n' })
+    git(source, 'config', 'uploadpack.allowFilter', 'true')
+    const clone = join(temporaryDir(), 'clone')
+    git(source, 'clone', '-q', '--filter=blob:none', '--no-checkout', `file://${source}`, clone)
+    git(clone, 'sparse-checkout', 'set', '--no-cone', '/in/')
+    git(clone, 'checkout', '-q', 'main')
+    const info = await workspaceFingerprint(clone)
+    expect(info.git?.tree).toBe(git(clone, 'rev-parse', 'HEAD^{tree}').trim())
+    write(clone, 'in/x.txt', 'edited\n')
+    expect(await fingerprint(clone)).not.toBe(info.fingerprint)
+  })
+
+  it("the repository's own core.excludesFile still ignores what it names", async () => {
+    const root = repo({ 'src/a.ts': 'a\n' })
+    write(root, '.git/ignore-local', 'dist/\n')
+    git(root, 'config', 'core.excludesFile', '.git/ignore-local')
+    const before = await fingerprint(root)
+    write(root, 'dist/out.js', 'built\n')
+    expect(await fingerprint(root)).toBe(before)
+  })
+
+  it('a shared repository keeps the folders of new objects group-writable', async () => {
+    const root = repo({ 'a.txt': 'a\n' })
+    git(root, 'config', 'core.sharedRepository', 'group')
+    write(root, 'u.txt', `untracked ${Date.now()}\n`)
+    const id = git(root, 'hash-object', 'u.txt').trim()
+    const previous = process.umask(0o022)
+    try {
+      await fingerprint(root)
+    } finally {
+      process.umask(previous)
+    }
+    expect(statSync(join(root, '.git', 'objects', id.slice(0, 2))).mode & 0o020).toBe(0o020)
+  })
+
+  it("where git converts line endings, the tree is of the bytes whatever git's stat cache holds", async () => {
+    const root = repo({ '.gitattributes': '*.txt eol=crlf\n', 'c.txt': 'l1\nl2\n' })
+    // Checked out again: CRLF on disk, the LF blob in the index, the stat data matching.
+    unlinkSync(join(root, 'c.txt'))
+    git(root, 'checkout', '--', 'c.txt')
+    // A second later, so that the index's record of it is not racily clean: git trusts it.
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    git(root, 'update-index', '--refresh')
+    const clean = await fingerprint(root)
+    // The same bytes, rewritten: git hashes the file again.
+    writeFileSync(join(root, 'c.txt'), readFileSync(join(root, 'c.txt')))
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    expect(await fingerprint(root)).toBe(clean)
   })
 })
