@@ -119,6 +119,16 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
     },
   )
 
+  it('a check that writes beside evidence kept outside .verify changed the workspace; nothing is called tracked that git does not track', async () => {
+    const p = project('validity-git', { git: true })
+    p.write('verify.config.ts', "export default { checks: { build: 'mkdir -p reports && echo x > reports/extra.txt' } }\n")
+    p.git('add', '-A')
+    p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'a check that writes')
+    const run = await p.verify('run', ['--evidence', 'reports/verify.json'])
+    expect(run.stdout + run.stderr).toContain('The checks changed the workspace while they ran (reports/extra.txt)')
+    expect(run.stdout + run.stderr).not.toContain('tracked by git')
+  })
+
   it('a .verify/ that git tracks is named as the cause, with how to untrack it', async () => {
     const p = project('validity-git', { git: true })
     expect((await p.verify('run')).code).toBe(0)

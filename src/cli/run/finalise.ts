@@ -2,6 +2,7 @@
 // the warnings of the run's circumstances, and the evidence record as it will be written.
 import { dirname, relative } from 'node:path'
 import { changedFiles, workspaceFingerprint } from '../../evidence/fingerprint.js'
+import { git } from '../../evidence/git-process.js'
 import { besideEvidence, describeOutputs } from '../../evidence/outputs.js'
 import { buildEvidenceFile } from '../../evidence/record.js'
 import { sealEvidence } from '../../evidence/sign.js'
@@ -29,12 +30,20 @@ async function workspaceDrift(rootDir: string, before: WorkspaceInfo, leaveOut: 
   const files = before.git && after.git ? await changedFiles(rootDir, before.git.tree, after.git.tree) : null
   // Files verify itself writes, tracked by git (a `.verify/` committed before it was ignored): no run can fix that.
   const own = relative(rootDir, dirname(evidencePath))
-  const tracked = own && !own.startsWith('..') ? (files ?? []).filter((file) => file === own || file.startsWith(`${own}/`)) : []
+  const mine = own && !own.startsWith('..') ? (files ?? []).filter((file) => file === own || file.startsWith(`${own}/`)) : []
+  const tracked = mine.length > 0 ? await trackedOf(rootDir, mine) : []
   if (tracked.length > 0) {
     return `verify's own files are tracked by git (${nameFiles(tracked)}): they change with every run, so no evidence can match the code. Untrack them: \`git rm -r --cached ${own}\`, and add \`${own}/\` to .gitignore.`
   }
   const named = files && files.length > 0 ? ` (${nameFiles(files)})` : ''
   return `The checks changed the workspace while they ran${named}. Evidence is bound to the code as it was when the run started, so it will read as stale: add generated files to .gitignore.`
+}
+
+/** Those of `files` (relative to rootDir) that git tracks. */
+async function trackedOf(rootDir: string, files: readonly string[]): Promise<string[]> {
+  const listed = await git(rootDir, ['ls-files', '-z', '--', ...files.map((file) => `:(literal)${file}`)]).catch(() => '')
+  const known = new Set(listed.split('\0'))
+  return files.filter((file) => known.has(file))
 }
 
 function record(plan: RunPlan, interrupted: Signal | null, warnings: RunSummaryOptions['warnings']): Finalised {
