@@ -1,6 +1,7 @@
-// Who writes to verify's stdout, where a program may read a hook's answer or a JSON report: the command, and a custom
-// reporter while its hook runs (docs/cli.md: `console.log` in `onRunEnd`). Anything else in the process (a config or
-// preset as it loads or from its timers, a library) is sent to stderr.
+// Who writes to verify's stdout, where a program may read a hook's answer or a JSON report: the command. Anything
+// else in the process (a config or preset as it loads or from its timers, a library) is sent to stderr, until a
+// custom reporter is loaded: its hooks write where any Node program writes (docs/cli.md: `console.log` in
+// `onRunEnd`), and a run with one has no machine-read stdout of its own.
 
 let original: typeof process.stdout.write | null = null
 
@@ -12,13 +13,18 @@ export function takeStdout(): (text: string) => boolean {
   return write
 }
 
-/** Runs `fn` with process.stdout.write reaching stdout again (as it does when stdout was never taken). */
-export function withStdout<T>(fn: () => T): T {
+/** Gives process.stdout.write back to stdout for the rest of the process (a custom reporter was loaded). */
+export function releaseStdout(): void {
+  if (original) process.stdout.write = original
+}
+
+/** Runs `fn` (a question on the terminal) with process.stdout.write reaching stdout, then takes it again. */
+export async function withStdout<T>(fn: () => Promise<T>): Promise<T> {
   if (!original) return fn()
   const taken = process.stdout.write
   process.stdout.write = original
   try {
-    return fn()
+    return await fn()
   } finally {
     process.stdout.write = taken
   }

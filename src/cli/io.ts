@@ -1,7 +1,7 @@
 // The CLI's view of its process, injectable so commands can be tested in process.
 import { createInterface } from 'node:readline/promises'
 import type { ReporterHost } from '../reporters/options.js'
-import { takeStdout } from '../stdout.js'
+import { takeStdout, withStdout } from '../stdout.js'
 import { readStream } from './stdin.js'
 
 /** The process as commands see it: where reporters write (ReporterHost), plus what only the CLI needs. */
@@ -48,14 +48,19 @@ export function processIO(): CliIO {
   }
 }
 
-async function ask(question: string): Promise<string | null> {
+// The question goes to the terminal on stdout, where a person looks (stdout.ts sends other writes to stderr).
+function ask(question: string): Promise<string | null> {
+  return withStdout(() => askOnce(question))
+}
+
+async function askOnce(question: string): Promise<string | null> {
   const rl = createInterface({ input: process.stdin, output: process.stdout })
   try {
     return await rl.question(question)
   } catch (error) {
     // Ctrl-D closes the input: no answer, which is not an interrupt (Ctrl-C still is one).
     if ((error as Error).name === 'AbortError' && /Ctrl\+D/.test((error as Error).message)) {
-      process.stderr.write('\n')
+      process.stdout.write('\n')
       return null
     }
     throw error

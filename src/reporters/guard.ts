@@ -1,5 +1,4 @@
 // Reporters are plug-ins: a failing one must not take the run, its evidence or the other reporters down.
-import { withStdout } from '../stdout.js'
 import { HOOKS } from './custom.js'
 import { untrusted } from './safe-text.js'
 import type { Reporter } from './types.js'
@@ -8,7 +7,7 @@ import type { Reporter } from './types.js'
  * A reporter whose failures cannot stop the run: a hook that throws (or rejects) is reported once on stderr and
  * the reporter is left out from then on, so the checks still settle and the evidence is still written.
  */
-export function guardReporter(reporter: Reporter, label: string, io: { stderr: (text: string) => void }, custom = false): Reporter {
+export function guardReporter(reporter: Reporter, label: string, io: { stderr: (text: string) => void }): Reporter {
   let failed = false
   const fail = (hook: string, error: unknown) => {
     if (failed) return
@@ -24,8 +23,7 @@ export function guardReporter(reporter: Reporter, label: string, io: { stderr: (
     guarded[hook] = (...args) => {
       if (failed) return undefined
       try {
-        // A custom reporter's console.log goes to stdout, as in any Node program (stdout.ts).
-        const result = custom ? withStdout(() => fn.apply(reporter, args)) : fn.apply(reporter, args)
+        const result = fn.apply(reporter, args)
         return result instanceof Promise ? result.catch((error: unknown) => fail(hook, error)) : result
       } catch (error) {
         fail(hook, error)

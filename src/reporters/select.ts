@@ -5,6 +5,7 @@ import { detectAgent } from 'std-env'
 import { VerifyUsageError } from '../errors.js'
 import type { ReporterEntry } from '../types.js'
 import { asReporter, loadReporterModule } from './custom.js'
+import { releaseStdout } from '../stdout.js'
 import { guardReporter } from './guard.js'
 import { isReporterName, REPORTERS, type ReporterName } from './index.js'
 import type { ReporterHost, ReporterOptions } from './options.js'
@@ -136,13 +137,14 @@ export async function createReporters(
     ...(run.invocation ? { invocation: run.invocation } : {}),
   })
   const reporters: Reporter[] = []
+  // A custom reporter writes to stdout as any Node program does, from its hooks and after their awaits (stdout.ts).
+  if (entries.some((entry) => entry.kind !== 'builtin')) releaseStdout()
   for (const entry of entries) {
     if (entry.kind === 'builtin') reporters.push(guardReporter((await REPORTERS[entry.name]())(context(entry)), `"${entry.name}"`, io))
-    else if (entry.kind === 'object')
-      reporters.push(guardReporter(asReporter(entry.reporter, `reporters[${entry.index}]`), `reporters[${entry.index}]`, io, true))
+    else if (entry.kind === 'object') reporters.push(guardReporter(asReporter(entry.reporter, `reporters[${entry.index}]`), `reporters[${entry.index}]`, io))
     else
       reporters.push(
-        guardReporter(await loadReporterModule(entry.specifier, config?.rootDir ?? io.cwd, entry.options, context(entry)), `"${entry.specifier}"`, io, true),
+        guardReporter(await loadReporterModule(entry.specifier, config?.rootDir ?? io.cwd, entry.options, context(entry)), `"${entry.specifier}"`, io),
       )
   }
   return reporters

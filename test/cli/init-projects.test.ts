@@ -1,5 +1,6 @@
 // `verify init` on projects shaped like the ones newcomers bring: a pnpm TypeScript library with Vitest whose test
 // script chains lint and type tests, and a CommonJS package tested with mocha under nyc.
+import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,7 +9,7 @@ import { cli } from '../../src/cli/main.js'
 import type { CliIO } from '../../src/cli/io.js'
 import { tsconfigState } from '../../src/cli/init-tsconfig.js'
 import { loadVerifyConfig } from '../../src/config/index.js'
-import { fixture, ROOT } from '../helpers/cli.js'
+import { BIN, fixture, ROOT } from '../helpers/cli.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -116,6 +117,31 @@ describe('verify init on a pnpm + Vitest library', () => {
     expect(out).toContain('verify: interrupted (Ctrl-C) at a question: nothing more was done.\n')
     expect(out).not.toContain('unexpected error')
     expect(existsSync(join(dir, 'verify.config.ts'))).toBe(false)
+  })
+
+  it('at a real terminal, the questions are on stdout and stderr stays empty (the bin, under script(1))', async () => {
+    const dir = copy('newcomer-pnpm-lib')
+    const log = join(dir, 'ignored-stderr.log')
+    const child = spawn('script', ['-qec', `"${process.execPath}" "${BIN}" init 2>"${log}"`, '/dev/null'], {
+      cwd: dir,
+      env: { ...process.env, CI: 'false' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let out = ''
+    let answered = 0
+    // Each answer once its question is on the terminal: readline reads no further ahead than one question.
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text
+      const asked = out.split('(Y/n)').length - 1
+      for (; answered < asked; answered++) child.stdin.write('n\n')
+    })
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+    clearTimeout(deadline)
+    expect(code, out).toBe(0)
+    expect(answered).toBeGreaterThan(0)
+    expect(out).toMatch(/Add the "\w+" check .*\(Y\/n\)/)
+    expect(readFileSync(log, 'utf8')).toBe('')
   })
 
   it('does not add the config where rootDir would then be wrong, and says why', async () => {

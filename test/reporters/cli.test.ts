@@ -110,6 +110,7 @@ describe.concurrent('reporters through the CLI', () => {
     expect(result.stdout).toContain('custom flaky: failed\n')
     expect(result.stdout).toContain('custom verdict: approved\n')
     expect(result.stdout).toContain('inline object reporter: approved\n')
+    expect(result.stdout).toContain('async reporter: after its await\n')
   })
 
   test('a reporter module that cannot be loaded: exit 2 and a message naming it, before any check runs', async () => {
