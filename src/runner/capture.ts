@@ -153,23 +153,27 @@ export class OutputCapture {
   }
 
   // Patterns are tried on a window of the output: what is kept of the output before (at least WATCH_OVERLAP
-  // characters, back to the newline that ends the line before them) and the new text. Anchors keep their meaning: the
-  // window starts with that newline, or with a NUL when the line is too long to keep whole, so `^` never matches
-  // where the window starts inside a line, nor (without `m`) anywhere but at the very start of the output; and it
-  // is tried with a NUL after it, so `$` never matches where the output goes on. The end of the output is tried at
-  // `finish`.
+  // characters, back to the newline that ends the line before them) and the new text, up to its last newline. Anchors
+  // keep their meaning: the window starts with that newline, or with a NUL when the line is too long to keep whole,
+  // so `^` never matches where the window starts inside a line, nor (without `m`) anywhere but at the very start of
+  // the output; and it ends where a line ends, so `$` never matches inside one. The unfinished line is tried with
+  // the next text, or at `finish`; one longer than WATCH_LINE is tried as it comes.
   #look(text: string, end = false): void {
     if (this.#watch.length === 0) return
     const window = this.#overlap + text
-    const probe = end ? window : `${window}\u0000`
-    this.#watch.forEach((pattern, i) => {
-      if (this.#seen[i]) return
-      this.#seen[i] = typeof pattern === 'string' ? window.includes(pattern) : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')).test(probe)
-    })
+    const lineEnd = window.lastIndexOf('\n') + 1
+    const probe = end || window.length - lineEnd > WATCH_LINE ? window : window.slice(0, lineEnd)
+    if (probe.length > 0) {
+      this.#watch.forEach((pattern, i) => {
+        if (this.#seen[i]) return
+        this.#seen[i] = typeof pattern === 'string' ? probe.includes(pattern) : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')).test(probe)
+      })
+    }
     if (window.length <= WATCH_OVERLAP) return void (this.#overlap = window)
-    const from = window.length - WATCH_OVERLAP
-    const lineEnd = window.lastIndexOf('\n', from)
-    this.#overlap = lineEnd >= 0 && from - lineEnd <= WATCH_LINE ? window.slice(lineEnd) : `\u0000${window.slice(from)}`
+    // What is kept reaches back to the newline before the last WATCH_OVERLAP characters, and so holds the untried line.
+    const from = Math.min(window.length - WATCH_OVERLAP, lineEnd)
+    const before = window.lastIndexOf('\n', from - 1)
+    this.#overlap = before >= 0 && from - before <= WATCH_LINE ? window.slice(before) : `\u0000${window.slice(Math.max(0, window.length - WATCH_LINE))}`
   }
 
   /** For each `watch` pattern, whether it occurred anywhere in the (masked, ANSI-stripped) output. */

@@ -19,6 +19,9 @@ describe('watched patterns over the whole output', () => {
     ['`$` without m: the end of a chunk is not the end of the output', /ok$/, ['all ok', ' until now\n']],
     ['`$` with m: the end of a chunk is not the end of a line', /ok$/m, ['all ok', ' until now\n']],
     ['`^` without m: the start of a later window is not the start of the output', /^B/, ['start\n', LONG, LONG, 'end\n']],
+    ['a character after the end of the output', /PASS./, ['tests: PASS']],
+    ['a character after the end of a chunk', /PASS./, ['tests: PASS', '']],
+    ['a negated class after the last word', /error[^s]/, ['build finished with error']],
   ])('no match: %s', async (_what, pattern, chunks) => {
     expect(await seen(pattern, chunks)).toBe(false)
   })
@@ -29,6 +32,8 @@ describe('watched patterns over the whole output', () => {
     ['`$` without m, at the very end of the output', /ok$/, ['first\n', 'all ok']],
     ['`^` without m, at the very start', /^start/, ['start\n', LONG, 'end\n']],
     ['a string across chunks', 'tests passed', ['12 tests pa', 'ssed\n']],
+    ['a character after a word, in the next chunk', /PASS./, ['tests: PASS', '!\n']],
+    ['a pattern inside a line longer than the window', /needle/, ['x'.repeat(40_000), 'needle', 'y'.repeat(40_000)]],
   ])('a match: %s', async (_what, pattern, chunks) => {
     expect(await seen(pattern, chunks)).toBe(true)
   })
