@@ -39,7 +39,11 @@ function isReplaceable(file: string, size: number): boolean {
 /** Does git track this file? False outside a repository, or without git. */
 function isTracked(file: string): boolean {
   try {
-    execFileSync('git', ['ls-files', '--error-unmatch', '--', path.basename(file)], { cwd: path.dirname(file), stdio: 'ignore', timeout: 10_000 })
+    execFileSync('git', ['ls-files', '--error-unmatch', '--', `:(literal)${path.basename(file)}`], {
+      cwd: path.dirname(file),
+      stdio: 'ignore',
+      timeout: 10_000,
+    })
     return true
   } catch {
     return false

@@ -12,7 +12,7 @@ export interface Invocation {
   evidence?: string | undefined
 }
 
-const SUBCOMMANDS = new Set(['run', 'check', 'approve', 'list'])
+const SUBCOMMANDS = new Set(['run', 'check', 'approve', 'list', 'merge'])
 
 function quoted(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
@@ -20,14 +20,20 @@ function quoted(word: string): string {
 
 /** Every `npx verify …` command in `text`, completed with what the invocation gave. */
 export function inContext(text: string, invocation: Invocation): string {
-  const flags = (['config', 'cwd', 'evidence'] as const).flatMap((flag) => (invocation[flag] ? [`--${flag}`, quoted(invocation[flag])] : []))
   const { protocol } = invocation
-  if (!protocol && flags.length === 0) return text
+  if (!protocol && !invocation.config && !invocation.cwd && !invocation.evidence) return text
   return text.replace(/`npx verify((?: [^`]*)?)`/g, (_, rest: string) => {
     const words = rest.trim() === '' ? [] : rest.trim().split(' ')
-    const sub = SUBCOMMANDS.has(words[0] ?? '') ? (words.shift() as string) : undefined
-    // `approve` takes the protocol as an option; the others as their first word.
-    const named = protocol ? (sub === 'approve' ? [...words, '--protocol', quoted(protocol)] : [quoted(protocol), ...words]) : words
-    return `\`${['npx verify', ...(sub ? [sub] : []), ...named, ...flags].join(' ')}\``
+    // A bare `npx verify` is `run`: said so, a protocol named like a command is not taken for one.
+    const sub = SUBCOMMANDS.has(words[0] ?? '') ? (words.shift() as string) : 'run'
+    // What the text gives already stays; `merge --evidence` names the file it writes, not the one that was read.
+    const flags = (['config', 'cwd', 'evidence'] as const)
+      .filter((flag) => invocation[flag] && !words.includes(`--${flag}`) && !(sub === 'merge' && flag === 'evidence'))
+      .flatMap((flag) => [`--${flag}`, quoted(invocation[flag] as string)])
+    const named = words.length > 0 && !(words[0] as string).startsWith('-')
+    let given = words
+    if (protocol && sub === 'approve' && !words.includes('--protocol')) given = [...words, '--protocol', quoted(protocol)]
+    else if (protocol && sub !== 'approve' && sub !== 'merge' && !named) given = [quoted(protocol), ...words]
+    return `\`${['npx verify', sub, ...given, ...flags].join(' ')}\``
   })
 }

@@ -9,7 +9,10 @@ describe('inContext', () => {
   })
 
   it.each([
-    ['run `npx verify` again', 'run `npx verify deploy --config cfgs/ci.config.ts --evidence out/ev.json` again'],
+    ['run `npx verify` again', 'run `npx verify run deploy --config cfgs/ci.config.ts --evidence out/ev.json` again'],
+    ['Run `npx verify run deploy` again', 'Run `npx verify run deploy --config cfgs/ci.config.ts --evidence out/ev.json` again'],
+    ['Combine them with `npx verify merge ‹files…>`', 'Combine them with `npx verify merge ‹files…> --config cfgs/ci.config.ts`'],
+    ['check with `npx verify check --evidence other.json`', 'check with `npx verify check deploy --evidence other.json --config cfgs/ci.config.ts`'],
     [
       'A person approves it with `npx verify approve review --by <name>`',
       'A person approves it with `npx verify approve review --by <name> --protocol deploy --config cfgs/ci.config.ts --evidence out/ev.json`',
@@ -22,7 +25,11 @@ describe('inContext', () => {
     expect(inContext(text, { protocol: 'deploy', config: 'cfgs/ci.config.ts', evidence: 'out/ev.json' })).toBe(expected)
   })
 
+  it('runs a protocol named like a command with `run`', () => {
+    expect(inContext('run `npx verify` again', { protocol: 'merge' })).toBe('run `npx verify run merge` again')
+  })
+
   it('quotes a value a shell would split', () => {
-    expect(inContext('run `npx verify` again', { cwd: "my project's dir" })).toBe("run `npx verify --cwd 'my project'\\''s dir'` again")
+    expect(inContext('run `npx verify` again', { cwd: "my project's dir" })).toBe("run `npx verify run --cwd 'my project'\\''s dir'` again")
   })
 })
