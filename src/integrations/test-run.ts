@@ -4,7 +4,6 @@ import { createHash, randomUUID } from 'node:crypto'
 import { realpathSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { split } from 'shlex'
 import type { Environment } from '../config/index.js'
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
 import { checkDigest } from '../evidence/digest.js'
@@ -79,40 +78,6 @@ export async function focusedFile(files: Iterable<string>): Promise<string | nul
     if (FOCUS.test(source)) return file
   }
   return null
-}
-
-/** An option as typed (`--test-path-ignore-patterns`, `-c`) in camel case, and its inline value; null for a plain word. */
-export function optionWord(word: string): { name: string; value: string | undefined } | null {
-  const option = /^--?([\w-]+)(?:=([\s\S]*))?$/.exec(word)
-  if (!option) return null
-  return { name: (option[1] as string).replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()), value: option[2] }
-}
-
-/**
- * Does the check's own command give `value` to one of the options `names` (camel case, `--name value` or
- * `--name=value`): the same word, or a path that resolves to the same place from the check's folder? Then a run
- * started with it is the check's own run. A word elsewhere in the command (`npm test` and `--dir test`) is not.
- */
-export function commandGives(check: ResolvedCheck, names: readonly string[], value: string, from: string): boolean {
-  const words = commandWords(check)
-  const target = resolve(from, value)
-  return words.some((word, i) => {
-    const option = optionWord(word)
-    if (!option || !names.includes(option.name)) return false
-    const given = option.value ?? words[i + 1]
-    return given !== undefined && (given === value || resolve(check.cwd, given) === target)
-  })
-}
-
-/** The words of the check's command, split as a shell would; [] for a function check. */
-export function commandWords(check: ResolvedCheck): string[] {
-  const { command } = check
-  if (!command) return []
-  try {
-    return typeof command === 'string' ? split(command) : [...command]
-  } catch {
-    return typeof command === 'string' ? command.split(/\s+/) : []
-  }
 }
 
 function realPath(path: string): string {

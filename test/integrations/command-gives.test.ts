@@ -1,7 +1,11 @@
-// When a runner's option counts as the check's own (src/integrations/test-run.ts, commandGives): only when the check's
+// When a runner's option counts as the check's own (src/integrations/command-words.ts, commandGives): only when the check's
 // command gives that option the same value, never because the value is some other word of the command.
-import { describe, expect, it } from 'vitest'
-import { commandGives } from '../../src/integrations/test-run.js'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { commandGives, commandWords } from '../../src/integrations/command-words.js'
+import { narrowedRunReason } from '../../src/integrations/jest/reporter.js'
 import type { ResolvedCheck } from '../../src/types.js'
 
 const check = (command: string | string[]) => ({ id: 'test', command, cwd: '/project' }) as unknown as ResolvedCheck
@@ -23,5 +27,27 @@ describe('commandGives', () => {
     expect(commandGives(check('vitest run --root test'), ['dir'], 'test', '/project')).toBe(false)
     expect(commandGives(check('vitest run --dir src'), ['dir'], 'test', '/project')).toBe(false)
     expect(commandGives({ id: 'test', cwd: '/project' } as unknown as ResolvedCheck, ['dir'], 'test', '/project')).toBe(false)
+  })
+})
+
+describe('commandWords', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verify-command-words-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ scripts: { test: 'jest --passWithNoTests', unit: 'npm run inner', inner: 'vitest run --dir test', loop: 'npm run loop' } }),
+  )
+  const at = (command: string) => ({ id: 'test', command, cwd: dir }) as unknown as ResolvedCheck
+
+  it("adds the words of the package.json script the command runs, so that a runner's options from there are the check's", () => {
+    expect(commandWords(at('npm test'))).toEqual(['npm', 'test', 'jest', '--passWithNoTests'])
+    expect(commandWords(at('pnpm run unit'))).toContain('--dir')
+    expect(commandGives(at('yarn unit'), ['dir'], 'test', dir)).toBe(true)
+    expect(narrowedRunReason('/x/node_modules/jest/bin/jest.js', ['--passWithNoTests'], dir, at('npm test'))).toBeNull()
+    expect(narrowedRunReason('/x/node_modules/jest/bin/jest.js', ['--testTimeout', '99999'], dir, at('npm test'))).toMatch(/--testTimeout 99999/)
+  })
+
+  it('stops at a script that runs itself', () => {
+    expect(commandWords(at('npm run loop')).length).toBeLessThan(20)
   })
 })

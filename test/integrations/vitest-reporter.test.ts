@@ -205,16 +205,19 @@ describe('the Vitest reporter', () => {
     expect(recorded.evidence?.output.text).not.toContain('verify: recorded')
   })
 
-  test('a watch-mode rerun refreshes the evidence, and stopping Vitest leaves no process behind', async () => {
+  test('a watch-mode rerun refreshes the evidence (with coverage, after a failing run), and stopping Vitest leaves no process behind', async () => {
     const p = runnerProject('vitest-reporter', { git: true })
-    const watch = startTool(VITEST_BIN, ['--watch', ...LEAN], p.dir, { timeoutMs: 60_000 })
+    p.write('src/math.ts', 'export const add = (a: number, b: number): number => a - b\n')
+    // Coverage with no threshold: the failing first run's exit code must not fail the passing rerun.
+    const watch = startTool(VITEST_BIN, ['--watch', ...LEAN], p.dir, { timeoutMs: 60_000, env: { COVERAGE: '1' } })
     const pid = watch.child.pid as number
     try {
-      await until(() => existsSync(p.evidencePath) && p.check('test').status === 'passed', watch.output)
+      await until(() => existsSync(p.evidencePath) && p.check('test').status === 'failed', watch.output)
       const first = p.check('test').evidence
       p.write('src/math.ts', 'export const add = (a: number, b: number): number => b + a\n')
       await until(() => p.check('test').evidence?.timestamp !== first?.timestamp, watch.output)
       const second = p.check('test').evidence
+      expect(p.check('test').status, p.check('test').reason ?? '').toBe('passed')
       expect(second?.fingerprint).not.toBe(first?.fingerprint)
       expect(second?.recordedBy?.fullRun).toBe(true)
       expect(checkLine((await p.verify('check', [], { env: withoutOuterVitest() })).stdout, 'test')).toContain('valid (recorded by vitest reporter, 3 tests')

@@ -6,17 +6,8 @@ import { join, relative } from 'node:path'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import {
-  commandGives,
-  commandWords,
-  focusedFile,
-  optionWord,
-  samePlace,
-  plainError,
-  TestRunRecording,
-  type TestEvidenceOptions,
-  type TestRunFacts,
-} from '../test-run.js'
+import { commandGives, commandWords, optionWord } from '../command-words.js'
+import { focusedFile, samePlace, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
 export interface JestGlobalConfig {

@@ -23,7 +23,7 @@ export default class VerifyReporter implements Reporter {
   private vitest: Vitest | undefined
   private recording: Promise<TestRunRecording> | null = null
   private notFull: string | null = null
-  private afterCoverage: { recording: TestRunRecording; facts: TestRunFacts } | null = null
+  private afterCoverage: { recording: TestRunRecording; facts: TestRunFacts; exitCode: typeof process.exitCode } | null = null
 
   constructor(private readonly options: VerifyReporterOptions = {}) {}
 
@@ -59,7 +59,9 @@ export default class VerifyReporter implements Reporter {
     // Vitest checks the coverage thresholds after this hook, and says so only in its exit code: a run whose tests all
     // passed is recorded once the coverage is reported (onFinishedReportCoverage).
     if (vitest.config.coverage.enabled && facts.failed === 0 && facts.errors.length === 0 && !facts.interrupted) {
-      this.afterCoverage = { recording, facts }
+      // In watch mode the exit code of an earlier failed run stays set: only what this run's coverage sets counts.
+      this.afterCoverage = { recording, facts, exitCode: process.exitCode }
+      process.exitCode = 0
       return
     }
     await this.record(vitest, recording, facts)
@@ -71,6 +73,7 @@ export default class VerifyReporter implements Reporter {
     if (!this.vitest || !pending) return
     const code = Number(process.exitCode ?? 0)
     if (code !== 0) pending.facts.runnerFailed = `it exits with code ${code} once the coverage is reported (a coverage threshold not met?)`
+    else process.exitCode = pending.exitCode
     await this.record(this.vitest, pending.recording, pending.facts)
   }
 

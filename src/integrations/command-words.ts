@@ -1,0 +1,76 @@
+// How a test runner's command line compares with the check's own command: the words of the command (and of the
+// package.json script it runs), an option as typed, and whether the command gives an option the same value.
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { split } from 'shlex'
+import type { ResolvedCheck } from '../types.js'
+
+/** An option as typed (`--test-path-ignore-patterns`, `-c`) in camel case, and its inline value; null for a plain word. */
+export function optionWord(word: string): { name: string; value: string | undefined } | null {
+  const option = /^--?([\w-]+)(?:=([\s\S]*))?$/.exec(word)
+  if (!option) return null
+  return { name: (option[1] as string).replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()), value: option[2] }
+}
+
+/**
+ * Does the check's own command give `value` to one of the options `names` (camel case, `--name value` or
+ * `--name=value`): the same word, or a path that resolves to the same place from the check's folder? Then a run
+ * started with it is the check's own run. A word elsewhere in the command (`npm test` and `--dir test`) is not.
+ */
+export function commandGives(check: ResolvedCheck, names: readonly string[], value: string, from: string): boolean {
+  const words = commandWords(check)
+  const target = resolve(from, value)
+  return words.some((word, i) => {
+    const option = optionWord(word)
+    if (!option || !names.includes(option.name)) return false
+    const given = option.value ?? words[i + 1]
+    return given !== undefined && (given === value || resolve(check.cwd, given) === target)
+  })
+}
+
+/**
+ * The words of the check's command, split as a shell would, and those of the package.json script it runs (`npm test`,
+ * `pnpm run unit`, `yarn test`: the runner's options are there), up to three scripts deep; [] for a function check.
+ */
+export function commandWords(check: ResolvedCheck): string[] {
+  const { command } = check
+  if (!command) return []
+  const words = typeof command === 'string' ? shellWords(command) : [...command]
+  let scripts: Record<string, unknown> | undefined
+  const expand = (from: readonly string[], depth: number): string[] => {
+    const name = scriptName(from)
+    if (!name || depth === 0) return []
+    scripts ??= packageScripts(check.cwd)
+    const script = scripts[name]
+    if (typeof script !== 'string') return []
+    const inner = shellWords(script)
+    return [...inner, ...expand(inner, depth - 1)]
+  }
+  return [...words, ...expand(words, 3)]
+}
+
+function shellWords(command: string): string[] {
+  try {
+    return split(command)
+  } catch {
+    return command.split(/\s+/)
+  }
+}
+
+// `npm test`, `npm run x`, `npm run-script x`, `pnpm [run] x`, `yarn [run] x`, `bun run x`: the script's name.
+function scriptName(words: readonly string[]): string | undefined {
+  const [tool, first, second] = words
+  if (tool === 'npm') return first === 'run' || first === 'run-script' ? second : first === 'test' || first === 't' ? 'test' : undefined
+  if (tool === 'pnpm' || tool === 'yarn') return first === 'run' ? second : first
+  if (tool === 'bun') return first === 'run' ? second : undefined
+  return undefined
+}
+
+function packageScripts(dir: string): Record<string, unknown> {
+  try {
+    const scripts = (JSON.parse(readFileSync(resolve(dir, 'package.json'), 'utf8')) as { scripts?: unknown }).scripts
+    return scripts && typeof scripts === 'object' ? (scripts as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
