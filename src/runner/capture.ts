@@ -173,7 +173,9 @@ export class OutputCapture {
     // What is kept reaches back to the newline before the last WATCH_OVERLAP characters, and so holds the untried line.
     const from = Math.min(window.length - WATCH_OVERLAP, lineEnd)
     const before = window.lastIndexOf('\n', from - 1)
-    this.#overlap = before >= 0 && from - before <= WATCH_LINE ? window.slice(before) : `\u0000${window.slice(Math.max(0, window.length - WATCH_LINE))}`
+    // A long line's start is cut only when it is too long to keep: the output's first line keeps its `^`.
+    const cut = Math.max(0, window.length - WATCH_LINE)
+    this.#overlap = before >= 0 && from - before <= WATCH_LINE ? window.slice(before) : cut === 0 ? window : `\u0000${window.slice(cut)}`
   }
 
   /** For each `watch` pattern, whether it occurred anywhere in the (masked, ANSI-stripped) output. */

@@ -34,6 +34,8 @@ describe('watched patterns over the whole output', () => {
     ['a string across chunks', 'tests passed', ['12 tests pa', 'ssed\n']],
     ['a character after a word, in the next chunk', /PASS./, ['tests: PASS', '!\n']],
     ['a pattern inside a line longer than the window', /needle/, ['x'.repeat(40_000), 'needle', 'y'.repeat(40_000)]],
+    ['`^` without m, a first line longer than the overlap, with no newline', /^start/, [`start ${'x'.repeat(5000)}`]],
+    ['`^` with m, the same in two chunks', /^error/m, [`error ${'x'.repeat(5000)}`, 'y'.repeat(100)]],
   ])('a match: %s', async (_what, pattern, chunks) => {
     expect(await seen(pattern, chunks)).toBe(true)
   })
