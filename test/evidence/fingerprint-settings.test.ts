@@ -1,7 +1,7 @@
 // What a repository's settings cannot hide from the workspace fingerprint (SPEC §7: "the real content counts"): the
 // attributes and config under which git would hash something other than a file's bytes, a case-insensitive or
 // mode-blind view of the tree, a submodule's work tree moved elsewhere, and a cache-tree left stale in the index.
-import { chmodSync, copyFileSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -150,8 +150,12 @@ describe('the settings a repository is read with', () => {
   it('a shared repository keeps the folders of new objects group-writable', async () => {
     const root = repo({ 'a.txt': 'a\n' })
     git(root, 'config', 'core.sharedRepository', 'group')
-    write(root, 'u.txt', `untracked ${Date.now()}\n`)
-    const id = git(root, 'hash-object', 'u.txt').trim()
+    // Content whose object folder does not exist yet (the first commit's objects made theirs before the setting).
+    let id = ''
+    for (let n = 0; id === '' || existsSync(join(root, '.git', 'objects', id.slice(0, 2))); n++) {
+      write(root, 'u.txt', `untracked ${n}\n`)
+      id = git(root, 'hash-object', 'u.txt').trim()
+    }
     const previous = process.umask(0o022)
     try {
       await fingerprint(root)
