@@ -15,7 +15,8 @@ export function useColor(io: ReporterHost, flag: boolean | undefined): boolean {
   if (flag !== undefined) return flag
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false
   if (io.env.FORCE_COLOR !== undefined) return io.env.FORCE_COLOR !== '0'
-  return io.isTTY
+  // A terminal that says it is dumb (Emacs' shell, some CI consoles) shows escape codes as text.
+  return io.isTTY && io.env.TERM !== 'dumb'
 }
 
 /** What select needs of a loaded config (a `LoadedConfig` fits). */

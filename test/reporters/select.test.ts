@@ -10,7 +10,7 @@ import { resolveProtocol } from '../../src/config/resolve.js'
 import { reporterEntrySchema } from '../../src/config/schema.js'
 import { VerifyConfigError, VerifyUsageError } from '../../src/errors.js'
 import { combineReporters, REPORTERS } from '../../src/reporters/index.js'
-import { createReporters, type ReporterConfigSource } from '../../src/reporters/select.js'
+import { createReporters, type ReporterConfigSource, useColor } from '../../src/reporters/select.js'
 import type { ReporterEntry } from '../../src/types.js'
 import { outcome, replay, result } from '../helpers/outcome.js'
 import { parseWorkflowLog } from './workflow.js'
@@ -238,5 +238,26 @@ describe('reporters from the config', () => {
       expect(parsed.error?.issues[0]?.message).toBe('expected a reporter name or module path, a [name or path, options] pair, or a reporter object with hooks')
     }
     expect(() => resolveProtocol({ checks: { a: 'true' }, reporters: [42] }, { rootDir: tmp })).toThrow(VerifyConfigError)
+  })
+})
+
+describe('colour', () => {
+  const io = (env: NodeJS.ProcessEnv, isTTY = true): CliIO => ({ stdout: () => {}, stderr: () => {}, env, cwd: tmp, isTTY })
+
+  test('a terminal gets colour; a pipe does not', () => {
+    expect(useColor(io({ TERM: 'xterm-256color' }), undefined)).toBe(true)
+    expect(useColor(io({ TERM: 'xterm-256color' }, false), undefined)).toBe(false)
+  })
+
+  test('a dumb terminal gets none, unless FORCE_COLOR asks for it', () => {
+    expect(useColor(io({ TERM: 'dumb' }), undefined)).toBe(false)
+    expect(useColor(io({ TERM: 'dumb', FORCE_COLOR: '1' }), undefined)).toBe(true)
+  })
+
+  test('NO_COLOR and the flags win', () => {
+    expect(useColor(io({ NO_COLOR: '1', FORCE_COLOR: '1' }), undefined)).toBe(false)
+    expect(useColor(io({ NO_COLOR: '1' }), true)).toBe(true)
+    expect(useColor(io({ TERM: 'dumb' }), true)).toBe(true)
+    expect(useColor(io({}), false)).toBe(false)
   })
 })
