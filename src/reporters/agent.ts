@@ -10,7 +10,7 @@ import type { ReporterOptions } from './options.js'
 import { writeReport } from './output.js'
 import { untrusted } from './safe-text.js'
 import { ownShare, scopeLabel } from './scope.js'
-import { FAILING, ranAndReused, statusGlyph, statusText } from './status.js'
+import { FAILING, flakyNote, ranAndReused, statusGlyph, statusText } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
 
 /** Failing checks shown with their output; the rest get one line each. */
@@ -105,6 +105,8 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   if (oneLiners.length > ONE_LINERS) out.push(`… and ${oneLiners.length - ONE_LINERS} more`)
   const optional = checklist.results.filter((r) => FAILING.has(r.status) && !isBlocking(r, strict))
   if (optional.length) out.push('', `Warnings (optional checks, not blocking): ${optional.map((r) => `${r.id} ${statusText(r.status)}`).join(', ')}`)
+  const flaky = checklist.results.filter((r) => flakyNote(r))
+  if (flaky.length) out.push('', `Flaky (passed only on a retry): ${flaky.map((r) => `${r.id}, attempt ${r.evidence?.attempts ?? 2}`).join('; ')}`)
 
   const next: string[] = []
   const again = options.invocation ?? `npx verify run${checklist.protocol.name === 'default' ? '' : ` ${checklist.protocol.name}`}`

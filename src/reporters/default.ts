@@ -6,7 +6,7 @@ import type { CheckResult, Checklist, ResolvedCheck } from '../types.js'
 import { failingTestLines, failureExcerpt, moreTestsLine } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
 import { firstLine, guardCommand, guardText, untrusted } from './safe-text.js'
-import { FAILING, ranAndReused, reusedNote, statusIcon, statusText, verdictLine } from './status.js'
+import { FAILING, flakyNote, ranAndReused, reusedNote, statusIcon, statusText, verdictLine } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
 import { fitWidth } from './width.js'
 
@@ -61,7 +61,9 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
     summary.pending ? c.yellow(`${summary.pending} pending`) : `${summary.pending} pending`,
   ]
   const reuse = ranAndReused(checklist.results)
+  const flaky = checklist.results.filter((r) => flakyNote(r)).map((r) => r.id)
   lines.push(`${c.dim(' Checks ')} ${counts.join(c.dim(' · '))} ${c.dim(`(${summary.total}${reuse ? `; ${reuse}` : ''})`)}`)
+  if (flaky.length) lines.push(`${c.dim(' Flaky  ')} ${c.yellow(untrusted(flaky.join(', ')))} ${c.dim('passed only on a retry')}`)
   if (Number.isFinite(ms)) lines.push(`${c.dim(' Time   ')} ${formatDuration(ms)}`)
   lines.push(`${c.dim(' Verdict')} ${verdictLine(summary.verdict, c)}`)
   for (const issue of summary.issues) lines.push(`   ${c.red('•')} ${untrusted(issue)}`)
@@ -100,7 +102,8 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
     const elapsed = ms === undefined || reused ? '' : formatDuration(ms)
     const icon = reused ? c.cyan('↺') : result.status === 'running' ? c.cyan(SPINNER[frame % SPINNER.length] as string) : statusIcon(result.status, c)
     const label = reused ?? (result.status === 'running' || result.status === 'pending' ? '' : statusText(result.status))
-    const note = result.status === 'passed' || !result.reason ? '' : c.dim(` (${firstLine(result.reason)})`)
+    const flaky = flakyNote(result)
+    const note = flaky ? c.yellow(` (${flaky})`) : result.status === 'passed' || !result.reason ? '' : c.dim(` (${firstLine(result.reason)})`)
     return fitWidth(guardCommand(` ${icon} ${result.id.padEnd(pad)} ${c.dim(elapsed.padStart(7))} ${label}${note}`), rowWidth)
   }
   const draw = () => {

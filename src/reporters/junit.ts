@@ -4,7 +4,7 @@ import type { CheckResult } from '../types.js'
 import { howItEnded, outputTail } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
 import { ownShare } from './scope.js'
-import { FAILING, reusedNote, statusText } from './status.js'
+import { FAILING, flakyNote, reusedNote, statusText } from './status.js'
 import { writeReport } from './output.js'
 import { guardXml } from './safe-text.js'
 import type { Reporter, RunOutcome } from './types.js'
@@ -39,8 +39,9 @@ function testcase(result: CheckResult, classname: string): string {
   const name = result.name === result.id ? result.id : `${result.name} (${result.id})`
   const head = `    <testcase${attrs({ classname, name, time: seconds(result.evidence?.durationMs ?? 0) })}`
   const reused = reusedNote(result)
-  if (result.status === 'passed')
-    return reused ? `${head}>\n      <system-out>${xmlText(`${reused}: evidence of an earlier run, still valid`)}</system-out>\n    </testcase>` : `${head}/>`
+  const flaky = flakyNote(result)
+  const note = reused ? `${reused}: evidence of an earlier run, still valid` : flaky
+  if (result.status === 'passed') return note ? `${head}>\n      <system-out>${xmlText(note)}</system-out>\n    </testcase>` : `${head}/>`
   if (FAILING.has(result.status)) {
     const message = `${howItEnded(result)}${result.required ? '' : ' (optional check)'}`
     const command = result.evidence?.command ? `$ ${result.evidence.command}\n` : ''

@@ -79,6 +79,12 @@ export function reusedNote(result: Pick<CheckResult, 'evidence'>, now = Date.now
   return Number.isNaN(at) ? 'reused' : `reused (recorded ${formatDuration(Math.max(0, now - at))} ago)`
 }
 
+/** A pass that took retries (`retries` in the config): `flaky: passed on attempt 2`; null for anything else. */
+export function flakyNote(result: Pick<CheckResult, 'evidence' | 'status'>): string | null {
+  if (result.status !== 'passed' || !result.evidence?.flaky) return null
+  return `flaky: passed on attempt ${result.evidence.attempts ?? 2}`
+}
+
 /** How many of the results ran in this run and how many were reused: `1 ran, 3 reused`; null when none was reused. */
 export function ranAndReused(results: readonly Pick<CheckResult, 'evidence' | 'status'>[]): string | null {
   const reused = results.filter((r) => r.evidence?.reused).length

@@ -241,23 +241,23 @@ describe('reporters from the config', () => {
   })
 })
 
-describe('colour', () => {
-  const io = (env: NodeJS.ProcessEnv, isTTY = true): CliIO => ({ stdout: () => {}, stderr: () => {}, env, cwd: tmp, isTTY })
+const terminal = (env: NodeJS.ProcessEnv, isTTY = true): CliIO => ({ stdout: () => {}, stderr: () => {}, env, cwd: tmp, isTTY })
 
+describe('colour', () => {
   test('a terminal gets colour; a pipe does not', () => {
-    expect(useColor(io({ TERM: 'xterm-256color' }), undefined)).toBe(true)
-    expect(useColor(io({ TERM: 'xterm-256color' }, false), undefined)).toBe(false)
+    expect(useColor(terminal({ TERM: 'xterm-256color' }), undefined)).toBe(true)
+    expect(useColor(terminal({ TERM: 'xterm-256color' }, false), undefined)).toBe(false)
   })
 
   test('a dumb terminal gets none, unless FORCE_COLOR asks for it', () => {
-    expect(useColor(io({ TERM: 'dumb' }), undefined)).toBe(false)
-    expect(useColor(io({ TERM: 'dumb', FORCE_COLOR: '1' }), undefined)).toBe(true)
+    expect(useColor(terminal({ TERM: 'dumb' }), undefined)).toBe(false)
+    expect(useColor(terminal({ TERM: 'dumb', FORCE_COLOR: '1' }), undefined)).toBe(true)
   })
 
   test('NO_COLOR and the flags win', () => {
-    expect(useColor(io({ NO_COLOR: '1', FORCE_COLOR: '1' }), undefined)).toBe(false)
-    expect(useColor(io({ NO_COLOR: '1' }), true)).toBe(true)
-    expect(useColor(io({ TERM: 'dumb' }), true)).toBe(true)
-    expect(useColor(io({}), false)).toBe(false)
+    expect(useColor(terminal({ NO_COLOR: '1', FORCE_COLOR: '1' }), undefined)).toBe(false)
+    expect(useColor(terminal({ NO_COLOR: '1' }), true)).toBe(true)
+    expect(useColor(terminal({ TERM: 'dumb' }), true)).toBe(true)
+    expect(useColor(terminal({}), false)).toBe(false)
   })
 })

@@ -241,3 +241,32 @@ describe('verbose reporter', () => {
     expect(out.text).not.toMatch(CURSOR)
   })
 })
+
+const flakyRun = () => {
+  const flaky = result('e2e', 'passed', { output: 'ok\n' })
+  if (flaky.evidence) Object.assign(flaky.evidence, { attempts: 3, flaky: true })
+  return outcome([result('build', 'passed', { output: 'ok\n' }), flaky])
+}
+
+const printed = async (name: string) => {
+  let text = ''
+  const io: CliIO = { stdout: (t) => void (text += t), stderr: () => {}, env: {}, cwd: '/project', isTTY: false }
+  await replay(combineReporters(await createReporters([name], io, false)), flakyRun())
+  return text
+}
+
+describe('a pass that took retries', () => {
+  test('default: the line and the summary say it is flaky, and which attempt passed', async () => {
+    const { options, out } = recorder({ isTTY: false })
+    await replay(createDefaultReporter(options), flakyRun())
+    expect(out.text).toMatch(/^✓ e2e\s+1\.23s passed \(flaky: passed on attempt 3\) \[2\/2\]$/m)
+    expect(out.text).toMatch(/^✓ build\s+1\.23s passed \[1\/2\]$/m)
+    expect(out.text).toMatch(/^ Flaky {3}e2e passed only on a retry$/m)
+    expect(out.text).toContain('Verdict APPROVED')
+  })
+
+  test('agent and junit say so too', async () => {
+    expect(await printed('agent')).toContain('Flaky (passed only on a retry): e2e, attempt 3')
+    expect(await printed('junit')).toMatch(/<testcase classname="[^"]*" name="e2e" time="1.234">\n {6}<system-out>flaky: passed on attempt 3<\/system-out>/)
+  })
+})
