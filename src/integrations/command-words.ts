@@ -7,7 +7,8 @@ import type { ResolvedCheck } from '../types.js'
 
 /** An option as typed (`--test-path-ignore-patterns`, `-c`) in camel case, and its inline value; null for a plain word. */
 export function optionWord(word: string): { name: string; value: string | undefined } | null {
-  const option = /^--?([\w-]+)(?:=([\s\S]*))?$/.exec(word)
+  // Dotted names are Vitest's nested options (`--coverage.enabled=false`): an option like any other.
+  const option = /^--?([\w.-]+)(?:=([\s\S]*))?$/.exec(word)
   if (!option) return null
   return { name: (option[1] as string).replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()), value: option[2] }
 }
@@ -26,6 +27,32 @@ export function commandGives(check: ResolvedCheck, names: readonly string[], val
     const given = option.value ?? words[i + 1]
     return given !== undefined && (given === value || resolve(check.cwd, given) === target)
   })
+}
+
+/**
+ * The first option on a test runner's command line (`argv`, after its script) that the check's own command does not
+ * give, as the runner was started with it (`--retry 2`), or null. `harmless(name, value)` names the options that only
+ * change how the runner reports, caches or spreads its work; `aliases` lists an option's other names (`c`, `config`).
+ */
+export function optionNotGiven(
+  argv: readonly string[],
+  check: ResolvedCheck,
+  harmless: (name: string, value: string | undefined) => boolean,
+  aliases: readonly (readonly string[])[] = [],
+): string | null {
+  const own = commandWords(check)
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string
+    const option = optionWord(word)
+    const next = argv[i + 1]
+    // `--coverage false`: a boolean's value may be the next word.
+    if (!option || harmless(option.name, option.value ?? (next === 'true' || next === 'false' ? next : undefined))) continue
+    const value = option.value ?? (next !== undefined && !next.startsWith('-') ? next : '')
+    const names = aliases.find((group) => group.includes(option.name)) ?? [option.name]
+    if (own.includes(word) || (value !== '' && commandGives(check, names, value, process.cwd()))) continue
+    return `${word.split('=')[0]}${value ? ` ${value}` : ''}`
+  }
+  return null
 }
 
 /**

@@ -196,7 +196,7 @@ export class TestRunRecording {
       durationMs,
       timestamp: now.toISOString(),
       fingerprint: this.fingerprint,
-      checkDigest: checkDigest(check, session.loaded.protocol.rootDir),
+      checkDigest: checkDigest(check, session.loaded.protocol),
       output: { text, bytes: Buffer.byteLength(text), truncated: false, sha256: createHash('sha256').update(text).digest('hex') },
       error: null,
       tests: { passed: facts.passed, failed: facts.failed, skipped: facts.skipped, todo: facts.todo, failures: facts.failures.slice(0, MAX_FAILURES) },

@@ -56,8 +56,13 @@ describe('the Jest reporter', () => {
   test.each([
     {
       name: 'a coverage threshold not met',
-      args: ['--coverage', '--collectCoverageFrom', '*.js', '--coverageThreshold', '{"global":{"lines":100}}', '--coverageDirectory', 'ignored/coverage'],
-      setUp: () => {},
+      // The thresholds are the project's own (its config), so the run counts; --coverage and where it reports may be added.
+      args: ['--coverage', '--coverageDirectory', 'ignored/coverage'],
+      setUp: (p: Project) => {
+        const pkg = JSON.parse(p.read('package.json')) as { jest: Record<string, unknown> }
+        Object.assign(pkg.jest, { collectCoverageFrom: ['*.js'], coverageThreshold: { global: { lines: 100 } } })
+        p.write('package.json', JSON.stringify(pkg, null, 2))
+      },
     },
     {
       name: 'an obsolete snapshot under --ci',
@@ -103,6 +108,10 @@ describe('the Jest reporter', () => {
     { name: 'a setup file that could disarm expect', args: ['--setupFilesAfterEnv', '<rootDir>/math.js'], why: 'Jest was started with --setupFilesAfterEnv' },
     { name: 'snapshots rewritten (-u)', args: ['-u'], why: 'Jest was started with -u' },
     { name: 'a test sequencer of its own', args: ['--testSequencer', '@jest/test-sequencer'], why: 'Jest was started with --testSequencer' },
+    // Coverage turned off, or its thresholds changed, decides whether a run with thresholds passes.
+    { name: 'coverage turned off', args: ['--coverage=false'], why: 'Jest was started with --coverage false' },
+    { name: 'coverage turned off (--no-coverage)', args: ['--no-coverage'], why: 'Jest was started with --no-coverage' },
+    { name: 'other coverage thresholds', args: ['--coverageThreshold', '{}'], why: 'Jest was started with --coverageThreshold {}' },
   ])('a run set up otherwise than the check ($name) does not count', { timeout: 90_000 }, async ({ args, why }) => {
     const p = runnerProject('jest-reporter', { git: true })
     const run = await jest(p.dir, args)

@@ -147,6 +147,20 @@ describe('the Vitest reporter', () => {
     expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(3)
   })
 
+  test.each([
+    // Options no list of filters names: anything the check's command does not give, but for how Vitest reports or
+    // spreads its work (the other runs here add --pool=threads --no-isolate and count).
+    { name: 'coverage turned off', args: ['--coverage.enabled=false'], env: { COVERAGE_GATE: '1' }, why: 'Vitest was started with --coverage.enabled false' },
+    { name: 'retries', args: ['--retry=2'], env: {}, why: 'Vitest was started with --retry 2' },
+    { name: 'snapshots rewritten (-u)', args: ['-u'], env: {}, why: 'Vitest was started with -u' },
+  ])('a run given an option the check does not give ($name) does not count', async ({ args, env, why }) => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    const run = await vitest(p.dir, args, env)
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({ fullRun: false, notFull: expect.stringContaining(why) })
+    expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(3)
+  })
+
   test('a merge of earlier blob reports does not count', async () => {
     const p = runnerProject('vitest-reporter', { git: true })
     const blobs = join(p.outside, 'blobs')

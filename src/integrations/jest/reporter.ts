@@ -6,7 +6,7 @@ import { join, relative } from 'node:path'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import { commandGives, commandWords, optionWord } from '../command-words.js'
+import { optionNotGiven } from '../command-words.js'
 import { focusedFile, samePlace, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
@@ -97,11 +97,19 @@ export function partialRunReason(config: JestGlobalConfig): string | null {
  * (a setup file, a sequencer, a timeout, `-u`, a config, roots or test patterns …) makes the run another run.
  */
 const REPORTING_OPTIONS = new Set(
-  `ci color colors noColor noColors verbose silent json outputFile useStderr expand noStackTrace
-  coverage collectCoverage noCoverage coverageDirectory coverageReporters coverageProvider coverageThreshold collectCoverageFrom
+  `ci color colors noColor noColors verbose silent json outputFile useStderr expand noStackTrace coverageDirectory coverageReporters
   runInBand i maxWorkers w workerIdleMemoryLimit cache noCache cacheDirectory watchman noWatchman
   detectOpenHandles forceExit logHeapUsage notify errorOnDeprecated reporters`.split(/\s+/),
 )
+
+/**
+ * Options a run may have beside the check's own: those above, and coverage turned on, which can only add a failure
+ * (a threshold). Coverage turned off, or its thresholds or files changed, decides whether the run passes.
+ */
+function harmless(name: string, value: string | undefined): boolean {
+  if (name === 'coverage' || name === 'collectCoverage') return value === undefined || value === 'true'
+  return REPORTING_OPTIONS.has(name)
+}
 
 // jest/bin/jest.js, jest-cli/bin/jest.js, node_modules/.bin/jest: what Jest's own command line runs.
 const JEST_SCRIPT = /(?:^|[\\/])jest(?:\.js)?$/
@@ -115,18 +123,8 @@ const JEST_SCRIPT = /(?:^|[\\/])jest(?:\.js)?$/
 export function narrowedRunReason(script: string, argv: readonly string[], rootDir: string, check: ResolvedCheck): string | null {
   if (!samePlace(rootDir, check.cwd)) return `Jest's rootDir is ${rootDir}, not the folder the "${check.id}" check runs in (${check.cwd})`
   if (!JEST_SCRIPT.test(script)) return `Jest was not started from its command line (${script || 'node'}): the options it was given cannot be seen`
-  const own = commandWords(check)
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i] as string
-    const option = optionWord(word)
-    if (!option || REPORTING_OPTIONS.has(option.name)) continue
-    const next = argv[i + 1]
-    const value = option.value ?? (next !== undefined && !next.startsWith('-') ? next : '')
-    const names = option.name === 'c' || option.name === 'config' ? ['c', 'config'] : [option.name]
-    if (own.includes(word) || (value !== '' && commandGives(check, names, value, process.cwd()))) continue
-    return `Jest was started with ${word.split('=')[0]}${value ? ` ${value}` : ''}, which the "${check.id}" check's command does not give`
-  }
-  return null
+  const option = optionNotGiven(argv, check, harmless, [['c', 'config']])
+  return option ? `Jest was started with ${option}, which the "${check.id}" check's command does not give` : null
 }
 
 function failureOf(file: JestFileResult, test: JestAssertion, rootDir: string): TestFailure {

@@ -4,7 +4,7 @@ import { relative } from 'node:path'
 import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import { commandGives, commandWords } from '../command-words.js'
+import { commandGives, commandWords, optionNotGiven } from '../command-words.js'
 import { focusedFile, samePlace, type TestRunFacts } from '../test-run.js'
 
 type UnhandledErrors = Parameters<NonNullable<Reporter['onTestRunEnd']>>[1]
@@ -85,7 +85,39 @@ export function narrowedRunReason(vitest: Vitest, check: ResolvedCheck): string 
   if (started.typecheck?.only === true && !commandWords(check).some((word) => /^--typecheck\.only(?:=true)?$/.test(word))) {
     return `only the type tests ran (--typecheck.only), which the "${check.id}" check's command does not give`
   }
-  return null
+  const [, script = '', ...argv] = process.argv
+  if (!VITEST_SCRIPT.test(script)) return `Vitest was not started from its command line (${script || 'node'}): the options it was given cannot be seen`
+  const option = optionNotGiven(argv, check, harmless, [
+    ['c', 'config'],
+    ['r', 'root'],
+  ])
+  return option ? `Vitest was started with ${option}, which the "${check.id}" check's command does not give` : null
+}
+
+// vitest/vitest.mjs, node_modules/.bin/vitest: what Vitest's own command line runs.
+const VITEST_SCRIPT = /(?:^|[\\/])vitest(?:\.mjs)?$/
+
+/**
+ * Vitest options that change only how it reports, caches or spreads its work: never which tests run, nor whether
+ * they pass. Any other option the check's own command does not give (`--retry`, `-u`, `--passWithNoTests`, a
+ * timeout, coverage turned off or its thresholds changed …) makes the run another run. `bail` is here because a run
+ * it cut short is caught when it ends.
+ */
+const HARMLESS = new Set(
+  `reporter reporters outputFile silent color noColor hideSkippedTests logHeapUsage clearScreen printConsoleTrace
+  includeTaskLocation cache noCache pool poolOptions isolate noIsolate maxWorkers minWorkers fileParallelism
+  noFileParallelism maxConcurrency run watch w bail`.split(/\s+/),
+)
+// What the coverage may set beside turning it on (which can only add a failure, a threshold): where it reports.
+const COVERAGE_REPORTING = new Set(['reporter', 'reportsDirectory', 'clean', 'cleanOnRerun', 'reportOnFailure'])
+
+function harmless(name: string, value: string | undefined): boolean {
+  const [head = '', sub] = name.split('.', 2)
+  if (head === 'coverage') {
+    if (sub === undefined || sub === 'enabled') return value === undefined || value === 'true'
+    return COVERAGE_REPORTING.has(sub)
+  }
+  return HARMLESS.has(head)
 }
 
 function failureOf(test: TestCase, root: string): TestFailure {
