@@ -51,7 +51,7 @@ export async function runSingleCheck(check: ResolvedCheck, options: RunSingleChe
     logDir: options.logDir ?? null,
     logLimitBytes: options.logLimitBytes ?? DEFAULTS.logLimitBytes,
     fingerprint: await checkFingerprint(check, rootDir, workspace),
-    checkDigest: checkDigest(check, rootDir),
+    checkDigest: checkDigest(check, { rootDir }),
     baseEnv: env,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onOutput ? { onOutput: options.onOutput } : {}),

@@ -52,7 +52,7 @@ async function newApproval(
     note: note === null ? null : context.redact(note),
     timestamp: new Date().toISOString(),
     fingerprint: await checkFingerprint(check, rootDir, workspace),
-    checkDigest: checkDigest(check, rootDir),
+    checkDigest: checkDigest(check, context.loaded.protocol),
     evidenceType: check.evidenceType,
     tty,
   }

@@ -4,8 +4,13 @@ import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { canonicalJson, sha256 } from './canonical.js'
 import { isSecretName } from './redact.js'
 
-/** What a check proves: its type, what it runs, how its result is judged and how often it may try. Names and timeouts are left out. */
-export function checkDigest(check: ResolvedCheck, rootDir: string): string {
+/**
+ * What a check proves: its type, what it runs, how its result is judged and how often it may try, and the protocol's
+ * `redact` patterns (they decide what its evidence and log keep: a pattern added by a change could hide from the
+ * strict preset's error-free check what a log showed). Names and timeouts are left out.
+ */
+export function checkDigest(check: ResolvedCheck, protocol: Pick<ResolvedProtocol, 'rootDir'> & { redact?: ResolvedProtocol['redact'] }): string {
+  const { rootDir, redact = [] } = protocol
   return sha256(
     canonicalJson({
       evidenceType: check.evidenceType,
@@ -23,6 +28,8 @@ export function checkDigest(check: ResolvedCheck, rootDir: string): string {
       // A check that may fail and try again proves less than one that must pass at once. Only when set, so digests of
       // checks that never retry stay as they were.
       ...(check.retries > 0 ? { retries: check.retries } : {}),
+      // Only when set, as retries.
+      ...(redact.length > 0 ? { redact } : {}),
     }),
   )
 }
@@ -39,7 +46,7 @@ export function protocolDigest(protocol: ResolvedProtocol): string {
         id: check.id,
         required: check.required,
         dependsOn: check.dependsOn,
-        digest: checkDigest(check, protocol.rootDir),
+        digest: checkDigest(check, protocol),
       })),
     }),
   )

@@ -7,6 +7,7 @@ import { join, relative } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { CheckDefinition } from '../config/define.js'
 import { defaultEvidencePath, logDirOf } from '../defaults.js'
+import { MASK, secretValues } from '../evidence/redact.js'
 import type { CheckContext, FunctionCheckResult } from '../types.js'
 
 export interface ErrorPattern {
@@ -35,6 +36,11 @@ export interface ErrorFreeOptions {
   patterns?: readonly ErrorPattern[]
 }
 
+/** What scanLog needs beside the options: the secret values whose masks in a log may stand for an error's words. */
+interface ScanSecrets {
+  secrets?: readonly string[]
+}
+
 export interface ErrorFinding {
   checkId: string
   file: string
@@ -57,9 +63,13 @@ async function logOf(logDir: string, id: string): Promise<string | undefined> {
 }
 
 /** Scans one log line by line (logs can be large) for the patterns and for errors followed by a stack frame. */
-export async function scanLog(file: string, checkId: string, options: ErrorFreeOptions = {}): Promise<ErrorFinding[]> {
+export async function scanLog(file: string, checkId: string, options: ErrorFreeOptions & ScanSecrets = {}): Promise<ErrorFinding[]> {
   const patterns = options.patterns ?? ERROR_LINE_PATTERNS
   const ignored = (text: string) => (options.ignore ?? []).some((p) => (typeof p === 'string' ? text.includes(p) : p.test(text)))
+  // Logs are masked: a secret's value printed as `***` may have been an error's words (a variable that looks secret
+  // set to "Unhandled"). A masked line is also read with each secret in its masks; a finding shows the masked line.
+  const readings = (text: string): string[] =>
+    text.includes(MASK) ? [text, ...(options.secrets ?? []).map((secret) => text.replaceAll(MASK, secret))] : [text]
   const findings: ErrorFinding[] = []
   let previous: { text: string; line: number } | undefined
   let number = 0
@@ -68,10 +78,16 @@ export async function scanLog(file: string, checkId: string, options: ErrorFreeO
     number++
     const head = previous
     previous = { text, line: number }
-    if (ignored(text)) continue
-    const hit = patterns.find((p) => p.pattern.test(text))
+    const shown = readings(text).filter((reading) => !ignored(reading))
+    if (shown.length === 0) continue
+    const hit = patterns.find((p) => shown.some((reading) => p.pattern.test(reading)))
     if (hit) findings.push({ checkId, file, line: number, text, kind: hit.name })
-    else if (head && STACK_FRAME.test(text) && ERROR_HEAD.test(head.text) && !ignored(head.text) && findings.at(-1)?.line !== head.line) {
+    else if (
+      head &&
+      shown.some((reading) => STACK_FRAME.test(reading)) &&
+      readings(head.text).some((reading) => ERROR_HEAD.test(reading) && !ignored(reading)) &&
+      findings.at(-1)?.line !== head.line
+    ) {
       findings.push({ checkId, file, line: head.line, text: head.text, kind: 'error with a stack trace' })
     }
   }
@@ -99,7 +115,7 @@ export function errorFreeCheck(options: ErrorFreeOptions = {}): CheckDefinition<
       const findings: ErrorFinding[] = []
       for (const id of ids) {
         const file = await logOf(logDir, id)
-        if (file) findings.push(...(await scanLog(file, id, options)))
+        if (file) findings.push(...(await scanLog(file, id, { ...options, secrets: secretValues(env) })))
         else silent.push(id)
       }
       const where = relative(cwd, logDir) || logDir

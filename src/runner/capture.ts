@@ -145,11 +145,13 @@ export class OutputCapture {
     const stripped = stripAnsi(text)
     // Without escapes the live text already is the masked text: mask once.
     const stored = !transform ? stripped : stripped === text && live !== undefined ? live : maskVisible(transform, stripped)
+    // The patterns judge what the check printed, before masking: a mask (a variable that looks secret, a `redact`
+    // pattern) must not hide what `notOutput` forbids, nor make up what `output` requires.
+    this.#look(stripped)
     if (stored.length === 0) return
     const bytes = Buffer.byteLength(stored, 'utf8')
     this.#log?.write(stored, bytes)
     this.#kept.store(stored, bytes)
-    this.#look(stored)
   }
 
   // Patterns are tried on a window of the output: what is kept of the output before (at least WATCH_OVERLAP
@@ -178,7 +180,7 @@ export class OutputCapture {
     this.#overlap = before >= 0 && from - before <= WATCH_LINE ? window.slice(before) : cut === 0 ? window : `\u0000${window.slice(cut)}`
   }
 
-  /** For each `watch` pattern, whether it occurred anywhere in the (masked, ANSI-stripped) output. */
+  /** For each `watch` pattern, whether it occurred anywhere in the output (ANSI stripped, not masked). */
   seen(): boolean[] {
     return [...this.#seen]
   }

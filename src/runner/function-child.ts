@@ -118,7 +118,7 @@ async function main(request: FunctionRequest): Promise<void> {
   try {
     const { protocol } = await withLoadEnv(request.loadEnv, () => loadVerifyConfig({ ...request.source, env: { ...process.env } }))
     check = protocol.checks.find((c) => c.id === request.checkId)
-    if (!check?.run || checkDigest(check, protocol.rootDir) !== request.checkDigest) {
+    if (!check?.run || checkDigest(check, protocol) !== request.checkDigest) {
       return settle({ error: `the config changed while verify ran: check "${request.checkId}" is no longer the function verify loaded; run verify again` })
     }
   } catch (error) {

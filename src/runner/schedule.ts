@@ -165,7 +165,7 @@ export async function runChecks(checklist: Checklist, options: RunOptions = {}):
         logDir,
         logLimitBytes: protocol.logLimitBytes,
         fingerprint,
-        checkDigest: checkDigest(check, protocol.rootDir),
+        checkDigest: checkDigest(check, protocol),
         baseEnv,
         signal: stopAll.signal,
         ...(protocol.source ? { source: protocol.source } : {}),

@@ -111,7 +111,7 @@ export async function acceptStoredEvidence(
     const context = {
       maxAgeMs: options.maxAgeMs,
       fingerprint: await checkFingerprint(check, protocol.rootDir, workspace),
-      checkDigest: checkDigest(check, protocol.rootDir),
+      checkDigest: checkDigest(check, protocol),
       ...(options.now ? { now: options.now } : {}),
       ...(changed
         ? { changedFiles: check.inputs && picomatch ? changed.filter((path) => picomatch.isMatch(path, check.inputs as string[], { dot: true })) : changed }

@@ -47,9 +47,7 @@ describe('loading the protocol from a git ref', { timeout: 90_000 }, () => {
     expect(there.rootDir).toBe(here.rootDir)
     expect(there.configFile).toBe(here.configFile)
     expect(there.protocol.checks.map((c) => c.cwd)).toEqual(here.protocol.checks.map((c) => c.cwd))
-    expect(there.protocol.checks.map((c) => checkDigest(c, there.protocol.rootDir))).toEqual(
-      here.protocol.checks.map((c) => checkDigest(c, here.protocol.rootDir)),
-    )
+    expect(there.protocol.checks.map((c) => checkDigest(c, there.protocol))).toEqual(here.protocol.checks.map((c) => checkDigest(c, here.protocol)))
     expect(protocolDigest(there.protocol)).toBe(protocolDigest(here.protocol))
   })
 
@@ -101,6 +99,18 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
     p.write('verify.config.ts', TRUSTED.replace("build: 'sh bin/count.sh',", "build: { command: 'sh bin/count.sh', retries: 3 },"))
     p.git(...COMMIT, 'retry build', '-a')
     expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout).toBe(3)
+    expect(gate.stdout).toMatch(/build\s+stale — the check's definition changed/)
+  })
+
+  it('a change that adds a `redact` pattern (which could mask what a log showed) is not approved', async () => {
+    const p = repository()
+    p.write('verify.config.ts', TRUSTED.replace("timeout: '20s',", "timeout: '20s',\n  redact: [/Unhandled.*/],"))
+    p.git(...COMMIT, 'mask a word', '-a')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    // The change's own config judges its own evidence as it recorded it.
+    expect((await verifyInProcess(p, ['check'])).code).toBe(0)
     const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
     expect(gate.code, gate.stdout).toBe(3)
     expect(gate.stdout).toMatch(/build\s+stale — the check's definition changed/)

@@ -123,6 +123,19 @@ describe('scanLog', () => {
     ])
     expect(await scanLog(join(dir, 'a.log'), 'a', { ignore: [/Uncaught|Unhandled|ERROR|stderr/, 'caught but printed'] })).toEqual([])
   })
+  it('reads a masked line with each secret in its masks: a variable that looks secret cannot hide an error', async () => {
+    const dir = folder()
+    write(dir, 'a.log', ['token *** accepted', 'all *** done', 'done'].join('\n'))
+    write(dir, 'b.log', ['***: first', '    at main (file.js:1:1)', 'done'].join('\n'))
+    const found = async (file: string, secrets: string[]) => (await scanLog(join(dir, file), 'a', { secrets })).map((f) => [f.line, f.kind, f.text])
+    expect(await found('a.log', ['abcdef123', 'Unhandled Rejection'])).toEqual([
+      [1, 'unhandled rejection', 'token *** accepted'],
+      [2, 'unhandled rejection', 'all *** done'],
+    ])
+    expect(await found('b.log', ['TypeError'])).toEqual([[1, 'error with a stack trace', '***: first']])
+    expect(await found('a.log', ['abcdef123'])).toEqual([])
+    expect(await found('b.log', [])).toEqual([])
+  })
 })
 
 describe('the error-free check', () => {

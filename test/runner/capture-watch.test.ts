@@ -40,3 +40,20 @@ describe('watched patterns over the whole output', () => {
     expect(await seen(pattern, chunks)).toBe(true)
   })
 })
+
+const masked = async (watch: RegExp | string, text: string) => {
+  const capture = new OutputCapture({ watch: [watch], transform: (t) => t.replaceAll('FAILED', '***') })
+  capture.write(Buffer.from(text), 'stdout')
+  const record = await capture.finish()
+  return { seen: capture.seen()[0], stored: record.text }
+}
+
+describe('watched patterns judge what the check printed, not what masking left of it', () => {
+  it('a masked word is still seen, and still masked in what is kept', async () => {
+    expect(await masked(/FAILED/, 'check 2 FAILED\n')).toEqual({ seen: true, stored: 'check 2 ***\n' })
+  })
+
+  it('the mask itself is not output the check printed', async () => {
+    expect((await masked('***', 'check 2 FAILED\n')).seen).toBe(false)
+  })
+})

@@ -134,7 +134,7 @@ describe('judgeStoredEvidence', () => {
       type: c.evidenceType,
       timestamp: at(-ageMs),
       fingerprint: await checkFingerprint(c, rootDir, workspace),
-      checkDigest: checkDigest(c, rootDir),
+      checkDigest: checkDigest(c, { rootDir }),
       ...patch,
     })
   }
@@ -195,7 +195,7 @@ describe('judgeStoredEvidence', () => {
       note: null,
       timestamp: at(-365 * 24 * 60 * MINUTE),
       fingerprint: await checkFingerprint(review, rootDir, workspace),
-      checkDigest: checkDigest(review, rootDir),
+      checkDigest: checkDigest(review, { rootDir }),
       evidenceType: 'architect_approval',
     }
     const fresh = (await judge([], { review: approval })).get('review')
@@ -214,7 +214,7 @@ describe('judgeStoredEvidence', () => {
       note: null,
       timestamp: at(-MINUTE),
       fingerprint: await checkFingerprint(review, rootDir, workspace),
-      checkDigest: checkDigest(review, rootDir),
+      checkDigest: checkDigest(review, { rootDir }),
       evidenceType: 'functionality_verified',
     }
     expect((await judge([], { review: approval })).get('review')?.result.status).toBe('stale')
@@ -228,7 +228,7 @@ describe('judgeStoredEvidence', () => {
       note: null,
       timestamp: at(-MINUTE),
       fingerprint: await checkFingerprint(review, rootDir, workspace),
-      checkDigest: checkDigest(review, rootDir),
+      checkDigest: checkDigest(review, { rootDir }),
       evidenceType: 'architect_approval',
     }
     const result = (await judge([], { review: approval })).get('review')?.result
