@@ -36,6 +36,16 @@ function isReplaceable(file: string, size: number): boolean {
   return path.basename(file) === 'evidence.json' && !isTracked(file)
 }
 
+// The first line of each report verify writes to a file: JUnit (after its XML declaration) and markdown.
+const REPORT_START = [/^<\?xml[^>]*\?>\s*<testsuites name="verify"/, /^### \S+ verify(?: shard \d+\/\d+)?: (?:approved|rejected|incomplete)\n/]
+
+/** Is this existing file one a report may replace? An empty file, or one that starts as a report or evidence verify wrote. */
+function isReport(file: string, size: number): boolean {
+  if (size === 0) return true
+  const start = firstBytes(file)
+  return startsAsEvidence(start) || REPORT_START.some((report) => report.test(start))
+}
+
 /** Does git track this file? False outside a repository, or without git. */
 function isTracked(file: string): boolean {
   try {
@@ -174,6 +184,9 @@ export function reportLocationProblem(file: string, source: string): string | nu
     if (!target) proveFolder(path.dirname(file))
     else if (target.isFile() && isTracked(file))
       return `Cannot write the ${source} report at ${file}: git tracks that file, and the report would replace it. Name a file of its own (reports/ in .gitignore, say). Nothing was run.`
+    // Tracked or not (outside git, before the first commit): a file of the project's own is never replaced.
+    else if (target.isFile() && !isReport(file, Number(target.size)))
+      return `Cannot write the ${source} report at ${file}: that file is not a report verify wrote, and the report would replace it. Name a file of its own (reports/ in .gitignore, say), or remove this one if it is an old report. Nothing was run.`
     else if (target.isFile()) closeSync(openOrExplain(file))
     return null
   } catch (error) {

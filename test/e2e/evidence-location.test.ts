@@ -98,6 +98,38 @@ describe('an evidence location that cannot be written is refused before anything
     expect(readFileSync(notes, 'utf8')).toBe('# keep me\n')
   })
 
+  it.each([
+    { name: 'an untracked package.json (before the first commit)', reporter: 'json', file: 'package.json', content: '{ "name": "keep-me" }\n', git: true },
+    { name: 'a source file outside git', reporter: 'markdown', file: 'src/index.js', content: 'console.log("keep me")\n', git: false },
+    { name: "a check's log", reporter: 'junit', file: '.verify/logs/build.log', content: 'built\n', git: false },
+  ])('a report aimed at $name: refused, left as it was', async ({ reporter, file, content, git }) => {
+    const dir = mkdtempSync(join(work, 'own-'))
+    if (git) execFileSync('git', ['init', '-q'], { cwd: dir })
+    mkdirSync(dirname(join(dir, file)), { recursive: true })
+    writeFileSync(join(dir, file), content)
+    const result = await verify('marker', join(work, 'report-evidence.json'), {
+      args: ['--reporter', 'default', '--reporter', `${reporter}=${join(dir, file)}`],
+    })
+    expectRefusedBeforeRunning(result, join(dir, file), /that file is not a report verify wrote, and the report would replace it/)
+    expect(readFileSync(join(dir, file), 'utf8')).toBe(content)
+  })
+
+  it('a report verify wrote (or an empty file) is replaced by the next run', async () => {
+    const dir = mkdtempSync(join(work, 'reports-'))
+    writeFileSync(join(dir, 'empty.xml'), '')
+    const args = ['--reporter', 'default', '--reporter', `junit=${join(dir, 'junit.xml')}`, '--reporter', `markdown=${join(dir, 'summary.md')}`]
+    for (const round of [1, 2]) {
+      const result = await verify('marker', join(work, `report-rounds-${round}.json`), { args })
+      expect(result.code, diagnose(result)).toBe(0)
+      rmSync(join(work, 'marker.ran'), { force: true })
+    }
+    const empty = await verify('marker', join(work, 'report-empty.json'), { args: ['--reporter', 'default', '--reporter', `junit=${join(dir, 'empty.xml')}`] })
+    expect(empty.code, diagnose(empty)).toBe(0)
+    rmSync(join(work, 'marker.ran'), { force: true })
+    for (const report of ['junit.xml', 'summary.md', 'empty.xml'])
+      expect(readFileSync(join(dir, report), 'utf8')).toMatch(/<testsuites name="verify"|verify: approved/)
+  })
+
   it('the evidence path is a link to a device (/dev/stdout): refused, the link left as it was', async () => {
     // /dev/stdout of a piped verify: a link to a pipe.
     const pipe = join(work, 'a-pipe')
