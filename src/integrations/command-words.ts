@@ -49,7 +49,9 @@ export function optionNotGiven(
     if (!option || harmless(option.name, option.value ?? (next === 'true' || next === 'false' ? next : undefined))) continue
     const value = option.value ?? (next !== undefined && !next.startsWith('-') ? next : '')
     const names = aliases.find((group) => group.includes(option.name)) ?? [option.name]
-    if (own.includes(word) || (value !== '' && commandGives(check, names, value, process.cwd()))) continue
+    // `--config quick.js` is not the check's `--config jest.config.js`: a value given apart is compared too.
+    const given = value === '' || option.value !== undefined ? own.includes(word) : false
+    if (given || (value !== '' && commandGives(check, names, value, process.cwd()))) continue
     return `${word.split('=')[0]}${value ? ` ${value}` : ''}`
   }
   return null

@@ -120,6 +120,20 @@ describe('the Jest reporter', () => {
     expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(3)
   })
 
+  test('an option the check gives, with another value given apart from it, does not count', { timeout: 90_000 }, async () => {
+    const p = runnerProject('jest-reporter', { git: true })
+    p.write('verify.config.mts', p.read('verify.config.mts').replace('jest.js', 'jest.js --testPathIgnorePatterns /nothing/'))
+    const run = await jest(p.dir, ['--testPathIgnorePatterns', 'sum'])
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({
+      fullRun: false,
+      notFull: expect.stringContaining('Jest was started with --testPathIgnorePatterns sum'),
+    })
+    // The check's own value counts.
+    await jest(p.dir, ['--testPathIgnorePatterns', '/nothing/'])
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({ fullRun: true })
+  })
+
   test('the reporter stands only for a test_pass check: its `check` option cannot name another', { timeout: 90_000 }, async () => {
     const p = runnerProject('jest-reporter', { git: true })
     p.write('verify.config.mts', p.read('verify.config.mts').replace('checks: {', "checks: {\n    build: 'exit 1',"))
