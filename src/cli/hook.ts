@@ -118,8 +118,9 @@ async function decide(
   const evidence = values.evidence as string | undefined
   const counter = new FallbackCounter(evidence ? dirname(resolve(projectDir, evidence)) : join(projectDir, VERIFY_DIR), projectDir)
   const key = blockKey(adapter.name, stop.session, stop.event)
-  // A new user turn starts a new count: the bound is on blocks in a row within one turn.
-  if (!stop.continued) await counter.update(key, () => 0)
+  // A new user turn starts a new count: the bound is on blocks in a row within one turn. An agent that does not say
+  // whether this stop follows a block keeps the count, so the bound holds there too.
+  if (stop.continued === false) await counter.update(key, () => 0)
 
   let reason: string
   let verdict = 'incomplete'

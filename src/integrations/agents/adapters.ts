@@ -18,9 +18,10 @@ export interface StopEvent {
   event: string
   /**
    * True when this stop follows a stop the hook blocked (the agent kept working because of it); false on the first
-   * stop of a user turn, which resets the count of consecutive blocks.
+   * stop of a user turn, which resets the count of consecutive blocks; null when the agent does not say (Copilot's
+   * agentStop has no such field): then only an approval, or the stop let through at the bound, resets the count.
    */
-  continued: boolean
+  continued: boolean | null
   /** False when the agent stopped for a reason verify must not gate (Cursor: aborted, error). */
   gate: boolean
 }
@@ -166,7 +167,7 @@ export const ADAPTERS: Record<AgentName, AgentAdapter> = {
         cwd: data.cwd ?? null,
         session: data.sessionId ?? data.session_id ?? 'unknown',
         event: 'agentStop',
-        continued: data.stop_hook_active === true || data.stopHookActive === true,
+        continued: data.stop_hook_active ?? data.stopHookActive ?? null,
         gate: true,
       }
     },

@@ -281,14 +281,24 @@ describe('the other agents', () => {
   it('copilot: agentStop with {"decision":"block"}; the stop let through after --max-blocks says on stderr that the work is not verified', async () => {
     const p = gate()
     introduceBug(p)
-    const stop = (active: boolean) =>
-      hookInProcess(['copilot', '--max-blocks', '1'], { sessionId: 'x', cwd: p.dir, timestamp: Date.now(), stopHookActive: active }, env(p))
-    const { answer } = await stop(false)
+    // Copilot's documented agentStop input: no field says whether the stop follows a block, so the count is kept.
+    const stop = () =>
+      hookInProcess(
+        ['copilot', '--max-blocks', '2'],
+        { timestamp: Date.now(), cwd: p.dir, sessionId: 'x', transcriptPath: join(p.dir, 't.jsonl'), stopReason: 'end_turn' },
+        env(p),
+      )
+    const { answer } = await stop()
     expect(answer.decision).toBe('block')
     expect(answer.reason).toContain('AssertionError')
+    const last = await stop()
+    expect(last.answer.decision).toBe('block')
+    expect(last.stderr).toMatch(/block 2 of 2/)
     // Copilot's answer has no field for a message to the user.
-    const through = await stop(true)
+    const through = await stop()
     expect(through.answer).toEqual({})
     expect(through.stderr).toMatch(/NOT verified/)
+    // The count started again: the next stop is blocked.
+    expect((await stop()).answer.decision).toBe('block')
   })
 })
