@@ -68,8 +68,9 @@ export function plainError(error: unknown): unknown {
 // `test.only(`, `it.concurrent.only(`, `describe.only(`, `fit(`, `fdescribe(`: focused tests make the runner skip the
 // others. Neither runner reports focus to reporters, so the source of files that skipped tests is read: any `.only`
 // or `['only']` counts, whatever it is called on (`const t = test; t.only(…)`), at the price of a file that skipped
-// tests and calls some other `.only` being taken for focused.
-const FOCUS = /\.\s*only\b|\[\s*(['"`])only\1\s*\]|\b(?:fit|fdescribe)\s*\(/
+// tests and calls some other `.only` being taken for focused. Vitest's options form (`test('x', { only: true }, …)`)
+// too: any `only:` key but `only: false`.
+const FOCUS = /\.\s*only\b|\[\s*(['"`])only\1\s*\]|\b(?:fit|fdescribe)\s*\(|(?:^|[^\w$.])(['"`]?)only\2\s*:(?!\s*false\b)/
 
 /** The first of these test files that focuses tests with `.only` (they skipped tests), or null. */
 export async function focusedFile(files: Iterable<string>): Promise<string | null> {

@@ -114,6 +114,13 @@ describe('the Vitest reporter', () => {
     )
     await vitest(p.dir, [])
     expect(p.check('test').evidence?.recordedBy?.notFull).toBe('tests focused with .only in test/focus.test.ts: the others were skipped')
+    // Vitest's options form focuses as well.
+    p.write(
+      'test/focus.test.ts',
+      "import { expect, test } from 'vitest'\ntest('focused', { only: true }, () => expect(1).toBe(1))\ntest('left out', () => expect(1).toBe(1))\n",
+    )
+    await vitest(p.dir, [])
+    expect(p.check('test').evidence?.recordedBy?.notFull).toBe('tests focused with .only in test/focus.test.ts: the others were skipped')
 
     const q = runnerProject('vitest-reporter', { git: true })
     const bailed = await vitest(q.dir, ['--bail=1', '--no-file-parallelism'], { BREAK_TEST: '1' })

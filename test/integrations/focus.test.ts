@@ -1,0 +1,36 @@
+// Focused tests, found by reading the source of the files that skipped tests (neither runner tells its reporters).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { focusedFile } from '../../src/integrations/test-run.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'verify-focus-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const focused = (source: string) => {
+  const file = join(dir, 'a.test.ts')
+  writeFileSync(file, source)
+  return focusedFile([file])
+}
+
+describe('focusedFile', () => {
+  it.each([
+    ["test.only('x', () => {})"],
+    ["it.concurrent.only('x', () => {})"],
+    ["describe['only']('x', () => {})"],
+    ["fit('x', () => {})"],
+    ["test('x', { only: true }, () => {})"],
+    ["describe('x', { timeout: 10, only: true }, () => {})"],
+    ["test('x', { 'only': 1 }, () => {})"],
+  ])('focused: %s', async (source) => {
+    expect(await focused(source)).not.toBeNull()
+  })
+
+  it.each([["test('x', () => {})"], ["test('x', { only: false }, () => {})"], ["test.skip('only one', () => {})"], ['const commonly = { notonly: true }']])(
+    'not focused: %s',
+    async (source) => {
+      expect(await focused(source)).toBeNull()
+    },
+  )
+})
