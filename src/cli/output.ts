@@ -3,7 +3,7 @@
 // never a GitHub Actions workflow command. A new print site is safe without doing anything. verify's own terminal
 // control and workflow commands go through `unguarded`, masked only: the one way past it.
 import { maskVisible, protocolRedactor, type Redactor } from '../evidence/redact.js'
-import { colorLine, guardContinuation, lineHead } from '../reporters/safe-text.js'
+import { colorLine, guardContinuation, lineHead, needsALook } from '../reporters/safe-text.js'
 import type { CliIO } from './io.js'
 
 const layers = new WeakMap<CliIO, { redact: Redactor }>()
@@ -20,6 +20,13 @@ function guardedStream(write: (text: string) => void, layer: { redact: Redactor 
   // What the current line holds so far, when a write ended without a line break.
   let head = ''
   return (text) => {
+    // Text that starts a line and needs no look is masked and written in one piece (a verbose flood is made of it).
+    if (head === '' && !needsALook(text)) {
+      const masked = layer.redact(text)
+      write(masked)
+      head = lineHead('', masked.slice(masked.lastIndexOf('\n') + 1))
+      return
+    }
     // Most text is plain: masked in one pass, and only guarded line by line.
     const plain = !NOT_PLAIN.test(text)
     const pieces = (plain ? layer.redact(text) : text).split('\n')

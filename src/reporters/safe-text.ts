@@ -20,6 +20,20 @@ export function afterLastCR(line: string): string {
   return end.slice(end.lastIndexOf('\r') + 1)
 }
 
+/**
+ * Does this text need a look line by line before it is printed? Not when it has no escape, carriage return or other
+ * control, no `#`, and no line that starts (after spaces) with `:` or a character beyond ASCII: then plainLine,
+ * colorLine and guardCommand leave each of its lines as it is, and it can be printed in one piece.
+ */
+export function needsALook(text: string): boolean {
+  return UNUSUAL.test(text) || ODD_START.test(text) || ODD_LINE_START.test(text)
+}
+
+// Three simple scans, each far quicker on a flood than one pattern with alternatives (a high surrogate is beyond ASCII).
+const UNUSUAL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F#]/
+const ODD_START = /^[ \t]*[:\u0080-\uFFFF]/
+const ODD_LINE_START = /\n[ \t]*[:\u0080-\uFFFF]/
+
 /** One line of output as plain text: after its last carriage return, without escape sequences or control characters. */
 export function plainLine(line: string): string {
   return afterLastCR(stripAnsi(line)).replace(CONTROL, '')

@@ -3,7 +3,7 @@
 import pc from 'picocolors'
 import { createDefaultReporter } from './default.js'
 import type { ReporterOptions } from './options.js'
-import { colorLine, guardCommand, plainLine } from './safe-text.js'
+import { colorLine, guardCommand, needsALook, plainLine } from './safe-text.js'
 import type { Reporter } from './types.js'
 
 // A line longer than this is printed in pieces rather than held in memory.
@@ -19,9 +19,16 @@ export function createVerboseReporter(options: ReporterOptions): Reporter {
   // A check's line as a terminal would end up showing it (a progress bar's carriage returns would overwrite the
   // prefix), its colours at most: cursor movement from one check must not overwrite another's lines.
   const shown = options.color ? colorLine : plainLine
+  const reset = options.color ? '\x1b[0m' : ''
   const print = (id: string, lines: readonly string[]) => {
     const prefix = c.dim(`${id.padEnd(pad)} │ `)
-    options.write(lines.map((line) => `${prefix}${guardCommand(shown(line))}${options.color ? '\x1b[0m' : ''}\n`).join(''))
+    options.write(lines.map((line) => `${prefix}${guardCommand(shown(line))}${reset}\n`).join(''))
+  }
+  // Whole lines that need no look (needsALook) are printed as they are, in one piece. Line by line, a flood of short
+  // lines kept the event loop from reading the check's pipes, and slowed the check down to its timeout.
+  const printPlain = (id: string, text: string) => {
+    const prefix = c.dim(`${id.padEnd(pad)} │ `)
+    options.write(`${prefix}${text.replaceAll('\n', `${reset}\n${prefix}`)}${reset}\n`)
   }
 
   return {
@@ -35,6 +42,12 @@ export function createVerboseReporter(options: ReporterOptions): Reporter {
     onCheckOutput(check, chunk, stream) {
       const key = `${check.id}\0${stream}`
       const text = (partial.get(key) ?? '') + chunk
+      const end = text.lastIndexOf('\n')
+      if (end >= 0 && text.length - end - 1 <= MAX_PARTIAL && !needsALook(text)) {
+        partial.set(key, text.slice(end + 1))
+        printPlain(check.id, text.slice(0, end))
+        return
+      }
       const lines = text.split(/\r?\n/)
       let rest = lines.pop() ?? ''
       if (rest.length > MAX_PARTIAL) {

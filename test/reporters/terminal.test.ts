@@ -224,6 +224,23 @@ describe('verbose reporter', () => {
     expect(out.text).not.toMatch(ANY_ESCAPE)
   })
 
+  test('plain lines in one piece print as line by line would; a line the runner could read as a command is still defused', async () => {
+    const { reporter, out } = await start()
+    reporter.onCheckOutput?.(check('a'), 'one\ntwo\n\nthr', 'stdout')
+    reporter.onCheckOutput?.(check('a'), 'ee\n  ::error::x\n', 'stdout')
+    reporter.onCheckOutput?.(check('a'), 'é first\nplain # hash\n', 'stdout')
+    const printed = out.text.split('\n').filter((l) => l.includes('│'))
+    expect(printed).toEqual([
+      'a       │ one',
+      'a       │ two',
+      'a       │ ',
+      'a       │ three',
+      'a       │   : :error::x',
+      'a       │ é first',
+      'a       │ plain # hash',
+    ])
+  })
+
   test('a huge line without a newline is printed in pieces, not held whole', async () => {
     const { reporter, out } = await start()
     reporter.onCheckOutput?.(check('a'), 'x'.repeat(100 * 1024), 'stdout')
