@@ -65,6 +65,28 @@ describe('describeProtocol', () => {
     expect(readFileSync(join(p.dir, '.verify', 'logs', 'env.log'), 'utf8')).toContain('NODE_ENV=production\nVITEST=unset')
   })
 
+  test(
+    'the Vitest run fails exactly when the verdict is not approved: an optional failure only warns; a filter keeps the verdict',
+    { timeout: 90_000 },
+    async () => {
+      const p = runnerProject('vitest-protocol')
+      const config = (required: boolean) =>
+        `import { defineProtocol } from 'verify-protocol'\nexport default defineProtocol({ checks: { build: 'echo built', lint: { command: 'echo "lint warning" >&2; exit 1', required: ${required} } } })\n`
+      p.write('verify.config.ts', config(false))
+      const optional = await runTool(VITEST_BIN, ['run', '--reporter=verbose'], p.dir)
+      expect(optional.code, optional.stdout + optional.stderr).toBe(0)
+      expect(optional.stdout).toMatch(/↓ verify\.test\.ts > verify > lint .*\[optional check, not blocking: exit code 1\]/)
+      expect(optional.stdout).toMatch(/✓ verify\.test\.ts > verify > verdict/)
+      expect(p.evidence().summary.verdict).toBe('approved')
+
+      p.write('verify.config.ts', config(true))
+      const filtered = await runTool(VITEST_BIN, ['run', '--reporter=verbose', '-t', 'build'], p.dir)
+      expect(filtered.code, filtered.stdout + filtered.stderr).toBe(1)
+      expect(filtered.stdout + filtered.stderr).toContain('verdict rejected')
+      expect(p.evidence().summary.verdict).toBe('rejected')
+    },
+  )
+
   test('a check that runs the same Vitest suite finds the suite skipped inside it: nothing recurses', { timeout: 120_000 }, async () => {
     const p = runnerProject('vitest-recursion')
     const run = await runTool(VITEST_BIN, ['run', '--reporter=verbose'], p.dir, { timeoutMs: 100_000 })

@@ -12,6 +12,8 @@ import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary }
 import { withEvidenceLock } from '../lock.js'
 import { shellEnvironment } from '../shell-env.js'
 import { plainError } from '../test-run.js'
+import { isFailing } from '../../status.js'
+import { isBlocking } from '../../verdict/verdict.js'
 
 export interface DescribeProtocolOptions {
   /** The verify config file (default: discovered from `cwd`). */
@@ -102,10 +104,12 @@ function startRun(session: EvidenceSession, env: NodeJS.ProcessEnv): ProtocolRun
   return { checklist, settled, done }
 }
 
-function checkTest(check: ResolvedCheck, run: () => ProtocolRun) {
+function checkTest(check: ResolvedCheck, run: () => ProtocolRun, strictMode: boolean) {
   return async (context: TestContext) => {
     const result = await run().settled.get(check.id)
     if (!result) throw new VerifyError('E_USAGE', `check "${check.id}" did not settle`)
+    // An optional check's failure only warns (SPEC §6.2): the Vitest run fails exactly when `npx verify` would.
+    if (isFailing(result.status) && !isBlocking(result, strictMode)) return context.skip(`optional check, not blocking: ${howItEnded(result)}`)
     switch (result.status) {
       case 'passed':
         return
@@ -148,25 +152,27 @@ export function describeProtocol(protocolName?: string, options: DescribeProtoco
     let current: ProtocolRun | null = null
     const run = () => (current ??= startRun(session, env))
     const total = protocol.checks.reduce((sum, c) => sum + testTimeout(protocol, c), 0)
+    let judged = false
+    const judge = async () => {
+      judged = true
+      const summary = await run().done
+      if (summary.verdict !== 'approved') {
+        throw new Error([`verdict ${summary.verdict}`, ...summary.issues.map((i) => `• ${i}`), ...summary.recommendations.map((r) => `→ ${r}`)].join('\n'))
+      }
+    }
     beforeAll(() => void run())
     afterAll(async () => {
-      // A failed run has failed its tests already.
-      if (current) await current.done.catch(() => {})
+      if (!current) return
+      // The verdict test filtered out (`-t build`): the verdict still decides the run. A failed run (the lock) has
+      // failed its tests already.
+      if (!judged && (await current.done.then(() => true).catch(() => false))) await judge()
+      else await current.done.catch(() => {})
     }, total)
     for (const check of dependencyOrder(protocol.checks)) {
-      const body = checkTest(check, run)
+      const body = checkTest(check, run, protocol.strictMode)
       if (check.name === check.id) test(check.id, body, testTimeout(protocol, check))
       else describe(check.id, () => test(check.name, body, testTimeout(protocol, check)))
     }
-    test(
-      'verdict',
-      async () => {
-        const summary = await run().done
-        if (summary.verdict !== 'approved') {
-          throw new Error([`verdict ${summary.verdict}`, ...summary.issues.map((i) => `• ${i}`), ...summary.recommendations.map((r) => `→ ${r}`)].join('\n'))
-        }
-      },
-      total,
-    )
+    test('verdict', judge, total)
   })
 }
