@@ -6,12 +6,13 @@ import type { ResolvedProtocol } from '../types.js'
 export const MASK = '***'
 
 /**
- * Names whose values are treated as secrets: a secret word as a whole segment of the name (GITHUB_TOKEN, DB_PASSWORD,
- * SENTRY_DSN, AUTH_HEADER, ACCESSTOKEN, API_KEY, AWS_SECRET_ACCESS_KEY, GPG_PASSPHRASE, AUTH_JWT). Whole segments, so
- * GIT_AUTHOR_NAME is not one; PASS and PWD only as a segment of their own (DB_PASS, MYSQL_PWD), so BYPASS is not one.
+ * Names whose values are treated as secrets: a segment of the name (between underscores) that contains a secret word
+ * (GITHUB_TOKEN, DB_PASSWORD, SENTRY_DSN, AUTH_HEADER, ACCESSTOKEN, STRIPE_SECRETKEY, SSH_PRIVATEKEY, AUTHORIZATION,
+ * SESSIONID, GPG_PASSPHRASE), or is KEY, APIKEY, CREDS (API_KEY, AWS_SECRET_ACCESS_KEY). A segment AUTHOR is not one
+ * (GIT_AUTHOR_NAME); PASS and PWD only as a segment of their own (DB_PASS, MYSQL_PWD), so BYPASS is not one.
  */
 const SECRET_SEGMENT =
-  /(?:^|_)(?:[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASES?|CREDENTIALS?|PRIVATE|AUTH|COOKIES?|SESSION|DSN|JWTS?)|CREDS|APIKEY|KEY|PASS|PWD)(?:_|$)/i
+  /(?:^|_)(?!AUTHORS?(?:_|$))(?:[A-Z0-9]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRIVATE|AUTH|COOKIE|SESSION|DSN|JWT)[A-Z0-9]*|CREDS|APIKEY|KEY|PASS|PWD)(?:_|$)/i
 /**
  * Well-known variables whose names look secret but whose values are not. PWD and OLDPWD are the shell's working
  * folders: masking them would mask every path in every output.
@@ -27,6 +28,10 @@ const NOT_SECRET = new Set([
   'XDG_SESSION_DESKTOP',
   'SESSION_MANAGER',
   'GDMSESSION',
+  // Windows: the name of the terminal session (Console, RDP-Tcp#0).
+  'SESSIONNAME',
+  // The number of tokenizer threads of Hugging Face's libraries (true / false).
+  'TOKENIZERS_PARALLELISM',
 ])
 /** Shorter values are too likely to occur by chance (and to mask innocent text) to be masked. */
 const MIN_SECRET_LENGTH = 6

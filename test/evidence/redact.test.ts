@@ -24,7 +24,27 @@ describe('secret names', () => {
   })
 
   // PWD and OLDPWD are the shell's working folders: masking them would mask every path in the output.
-  it.each(['PWD', 'OLDPWD', 'BYPASS_CACHE', 'COMPASS_HOME', 'PASSAGE', 'GIT_AUTHOR_NAME', 'SSH_AUTH_SOCK'])('%s is not secret', (name) => {
+  // SPEC §8: a name that holds a secret word, wherever in a segment.
+  it.each(['STRIPE_SECRETKEY', 'SSH_PRIVATEKEY', 'AUTHORIZATION', 'SESSIONID', 'AUTHTOKEN', 'GITHUB_TOKEN', 'OAUTH_CLIENT_SECRET', 'MY_COOKIEJAR'])(
+    '%s is secret',
+    (name) => {
+      expect(isSecretName(name)).toBe(true)
+    },
+  )
+
+  it.each([
+    'PWD',
+    'OLDPWD',
+    'BYPASS_CACHE',
+    'COMPASS_HOME',
+    'PASSAGE',
+    'GIT_AUTHOR_NAME',
+    'GIT_COMMITTER_NAME',
+    'AUTHOR',
+    'SSH_AUTH_SOCK',
+    'SESSIONNAME',
+    'MONKEY',
+  ])('%s is not secret', (name) => {
     expect(isSecretName(name)).toBe(false)
   })
 
