@@ -129,6 +129,16 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
     expect(run.stdout + run.stderr).not.toContain('tracked by git')
   })
 
+  it('outside git, a check that writes into the workspace is told about inputs, not .gitignore (which changes nothing there)', async () => {
+    const inGit = project('validity-git', { git: true })
+    const outside = project('validity-git')
+    for (const p of [inGit, outside]) p.write('verify.config.ts', "export default { checks: { build: 'mkdir -p dist && echo x > dist/out.txt' } }\n")
+    const there = await inGit.verify('run')
+    expect(there.stdout + there.stderr).toMatch(/will read as stale: add generated files to \.gitignore\./)
+    const here = await outside.verify('run')
+    expect(here.stdout + here.stderr).toMatch(/will read as stale: outside git every file counts, so give the checks `inputs`/)
+  })
+
   it('a .verify/ that git tracks is named as the cause, with how to untrack it', async () => {
     const p = project('validity-git', { git: true })
     expect((await p.verify('run')).code).toBe(0)

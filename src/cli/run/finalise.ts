@@ -36,7 +36,11 @@ async function workspaceDrift(rootDir: string, before: WorkspaceInfo, leaveOut: 
     return `verify's own files are tracked by git (${nameFiles(tracked)}): they change with every run, so no evidence can match the code. Untrack them: \`git rm -r --cached ${own}\`, and add \`${own}/\` to .gitignore.`
   }
   const named = files && files.length > 0 ? ` (${nameFiles(files)})` : ''
-  return `The checks changed the workspace while they ran${named}. Evidence is bound to the code as it was when the run started, so it will read as stale: add generated files to .gitignore.`
+  // Outside git, .gitignore leaves nothing out of the fingerprint: a check's `inputs` do.
+  const advice = before.git
+    ? 'add generated files to .gitignore'
+    : 'outside git every file counts, so give the checks `inputs` (the files they read), or put the project in git and add generated files to .gitignore'
+  return `The checks changed the workspace while they ran${named}. Evidence is bound to the code as it was when the run started, so it will read as stale: ${advice}.`
 }
 
 /** Those of `files` (relative to rootDir) that git tracks. */
