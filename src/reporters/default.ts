@@ -6,7 +6,7 @@ import type { CheckResult, Checklist, ResolvedCheck } from '../types.js'
 import { failingTestLines, failureExcerpt, moreTestsLine } from './excerpt.js'
 import type { ReporterOptions } from './options.js'
 import { firstLine, guardCommand, guardText, untrusted } from './safe-text.js'
-import { FAILING, flakyNote, ranAndReused, reusedNote, statusIcon, statusText, verdictLine } from './status.js'
+import { carriedFailureNote, FAILING, flakyNote, ranAndReused, reusedNote, statusIcon, statusText, verdictLine } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
 import { fitWidth } from './width.js'
 
@@ -99,9 +99,10 @@ export function createDefaultReporter(options: ReporterOptions): Reporter {
     const ms =
       result.evidence && ended.has(result.id) ? result.evidence.durationMs : t0 === undefined ? undefined : (ended.get(result.id) ?? performance.now()) - t0
     const reused = reusedNote(result)
-    const elapsed = ms === undefined || reused ? '' : formatDuration(ms)
+    const carried = carriedFailureNote(result)
+    const elapsed = ms === undefined || reused || carried ? '' : formatDuration(ms)
     const icon = reused ? c.cyan('↺') : result.status === 'running' ? c.cyan(SPINNER[frame % SPINNER.length] as string) : statusIcon(result.status, c)
-    const label = reused ?? (result.status === 'running' || result.status === 'pending' ? '' : statusText(result.status))
+    const label = reused ?? carried ?? (result.status === 'running' || result.status === 'pending' ? '' : statusText(result.status))
     const flaky = flakyNote(result)
     const note = flaky ? c.yellow(` (${flaky})`) : result.status === 'passed' || !result.reason ? '' : c.dim(` (${firstLine(result.reason)})`)
     return fitWidth(guardCommand(` ${icon} ${result.id.padEnd(pad)} ${c.dim(elapsed.padStart(7))} ${label}${note}`), rowWidth)

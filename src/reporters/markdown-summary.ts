@@ -6,7 +6,7 @@ import type { CheckResult } from '../types.js'
 import { failingTestLines, failureExcerpt, howItEnded, moreTestsLine, outputTail } from './excerpt.js'
 import { guardCommand, guardText, untrusted } from './safe-text.js'
 import { ownShare } from './scope.js'
-import { FAILING, ranAndReused, reusedNote, STATUS_EMOJI, statusText, VERDICT_EMOJI } from './status.js'
+import { carriedFailureNote, FAILING, ranAndReused, reusedNote, STATUS_EMOJI, statusText, VERDICT_EMOJI } from './status.js'
 import type { RunOutcome } from './types.js'
 
 export interface MarkdownSummaryOptions {
@@ -65,7 +65,12 @@ function checkLabel(result: CheckResult): string {
 function statusCell(result: CheckResult): string {
   const status = statusText(result.status)
   const why = result.status === 'passed' ? '' : result.reason ? ` — ${escapeMarkdown(result.reason.split('\n')[0] ?? '')}` : ''
-  const notes = [result.required ? '' : 'optional', reusedNote(result) ?? '', result.evidence?.flaky ? 'flaky' : ''].filter(Boolean)
+  const notes = [
+    result.required ? '' : 'optional',
+    reusedNote(result) ?? '',
+    carriedFailureNote(result) ? 'not run now' : '',
+    result.evidence?.flaky ? 'flaky' : '',
+  ].filter(Boolean)
   return `${status}${why}${notes.length ? ` _(${notes.join(', ')})_` : ''}`
 }
 

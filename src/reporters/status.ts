@@ -5,6 +5,8 @@ import type { CheckResult, CheckStatus, Verdict } from '../types.js'
 
 type Colors = ReturnType<typeof pc.createColors>
 
+import { FAILING as FAILING_STATUSES } from '../status.js'
+
 export { FAILING } from '../status.js'
 
 /** The status in words: `timed out`, `pending manual`, …. */
@@ -73,10 +75,21 @@ export function verdictLine(verdict: Verdict, colors: Colors): string {
 }
 
 /** Evidence carried over from an earlier run (`--reuse`): `reused (recorded 3m ago)`; null for anything that ran now. */
-export function reusedNote(result: Pick<CheckResult, 'evidence'>, now = Date.now()): string | null {
-  if (!result.evidence?.reused) return null
+export function reusedNote(result: Pick<CheckResult, 'evidence' | 'status'>, now = Date.now()): string | null {
+  if (!result.evidence?.reused || FAILING_STATUSES.has(result.status)) return null
   const at = Date.parse(result.evidence.timestamp)
   return Number.isNaN(at) ? 'reused' : `reused (recorded ${formatDuration(Math.max(0, now - at))} ago)`
+}
+
+/**
+ * A failure of an earlier run carried over for a check this run left out (`--only`, `--skip`): `failed (recorded 3m
+ * ago, not run now)`; null for anything else.
+ */
+export function carriedFailureNote(result: Pick<CheckResult, 'evidence' | 'status'>, now = Date.now()): string | null {
+  if (!result.evidence?.reused || !FAILING_STATUSES.has(result.status)) return null
+  const at = Date.parse(result.evidence.timestamp)
+  const when = Number.isNaN(at) ? 'recorded earlier' : `recorded ${formatDuration(Math.max(0, now - at))} ago`
+  return `${statusText(result.status)} (${when}, not run now)`
 }
 
 /** A pass that took retries (`retries` in the config): `flaky: passed on attempt 2`; null for anything else. */
@@ -87,7 +100,7 @@ export function flakyNote(result: Pick<CheckResult, 'evidence' | 'status'>): str
 
 /** How many of the results ran in this run and how many were reused: `1 ran, 3 reused`; null when none was reused. */
 export function ranAndReused(results: readonly Pick<CheckResult, 'evidence' | 'status'>[]): string | null {
-  const reused = results.filter((r) => r.evidence?.reused).length
+  const reused = results.filter((r) => r.evidence?.reused && !FAILING_STATUSES.has(r.status)).length
   if (reused === 0) return null
   const ran = results.filter((r) => r.evidence && !r.evidence.reused && r.evidence.command !== null).length
   return `${ran} ran, ${reused} reused`

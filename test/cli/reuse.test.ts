@@ -128,6 +128,21 @@ describe.concurrent('partial runs keep other checks only while their evidence is
     expect(p.evidence().summary.verdict).toBe('incomplete')
   })
 
+  it('`--skip b` after b failed keeps the failure, shown as recorded earlier and not run now', async () => {
+    const p = project('validity-reuse', { git: true })
+    p.write('ignored/fail-b', '')
+    expect((await p.verify('run')).code).toBe(1)
+    const failedAt = p.check('b').evidence?.timestamp
+    const skip = await p.verify('run', ['--skip', 'b'])
+    // The failure is still bound to this code: the verdict stays rejected.
+    expect(skip.code, diagnose(skip)).toBe(1)
+    expect(p.executions().slice(3).toSorted()).toEqual(['a', 'c'])
+    expect(p.check('b')).toMatchObject({ status: 'failed', evidence: expect.objectContaining({ reused: true, timestamp: failedAt }) })
+    expect(skip.stdout).toMatch(/^✗ b\s+failed \(recorded \S+ ago, not run now\)/m)
+    // Nothing passing was reused: no "reused" in the counts.
+    expect(skip.stdout).toMatch(/ pending \(3\)\n/)
+  })
+
   it('`--skip b` after an edit marks b stale as well', async () => {
     const { p } = await afterFullRun()
     p.write('src/app.ts', 'export const app = 2\n')
