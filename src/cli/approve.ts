@@ -93,7 +93,9 @@ export async function approveCommand(argv: string[], rawIO: CliIO): Promise<numb
   const check = protocol.checks.find((c) => c.id === checkId)
   if (!check) {
     const hint = manual.length > 0 ? `Manual checks: ${manual.join(', ')}.` : 'It has no manual checks.'
-    throw new VerifyUsageError(`No check "${checkId}" in protocol "${protocol.name}". ${hint}`)
+    const others = context.loaded.protocolNames.filter((name) => name !== protocol.name)
+    const elsewhere = others.length > 0 ? ` For a check of another protocol (${others.join(', ')}), pass \`--protocol <name>\`.` : ''
+    throw new VerifyUsageError(`No check "${checkId}" in protocol "${protocol.name}". ${hint}${elsewhere}`)
   }
   if (check.kind !== 'manual') {
     throw new VerifyUsageError(`"${checkId}" is a ${check.kind} check: it proves itself by running, not by approval. Run \`npx verify run --only ${checkId}\`.`)

@@ -119,6 +119,19 @@ describe.concurrent('verify approve', { timeout: 90_000 }, () => {
     expect(existsSync(p.approvalsPath)).toBe(false)
   })
 
+  it('a check of another protocol: the usage error names the other protocols and --protocol', async () => {
+    const p = await waiting()
+    p.write(
+      'verify.config.ts',
+      `${p.read('verify.config.ts').replace('export default defineProtocol({', 'const first = defineProtocol({')}\nexport default { protocols: { default: first, deploy: { checks: { signoff: { evidenceType: 'manual_approval', manual: 'Ops signs off' } } } } }\n`,
+    )
+    const result = await p.verify('approve', ['signoff'])
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain('No check "signoff" in protocol "default"')
+    expect(result.stderr).toContain('For a check of another protocol (deploy), pass `--protocol <name>`.')
+    expect((await p.verify('approve', ['signoff', '--protocol', 'deploy', '--by', 'Ada'])).code).not.toBe(2)
+  })
+
   it('approving a command check is a usage error (exit 2) that says how to prove it instead', async () => {
     const p = await waiting()
     const result = await p.verify('approve', ['build', '--by', 'Mallory'])
