@@ -161,9 +161,12 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   const pkg = readPackage(dir)
   const existing = existingConfigs(dir, pkg)
   if (existing.length > 0 && !values.force) {
-    throw new VerifyUsageError(
-      `A verify config already exists in ${dir}: ${existing.join(', ')}. verify init never overwrites one; run \`verify init --force\` to replace it.`,
-    )
+    // --force removes config files; .verifyrc and package.json's key stay, and c12 would merge them into the new file.
+    const kept = existing.filter((name) => !CONFIG_FILES.includes(name))
+    const how = kept.length
+      ? `remove ${kept.join(' and ')} first (--force replaces config files only, and c12 would merge ${kept.length > 1 ? 'them' : 'it'} into the new one)${kept.length < existing.length ? ', then run `verify init --force`' : ', then run `verify init`'}`
+      : 'run `verify init --force` to replace it'
+    throw new VerifyUsageError(`A verify config already exists in ${dir}: ${existing.join(', ')}. verify init never overwrites one; to start again, ${how}.`)
   }
   const pm = detectPackageManager(dir, pkg)
   const pmFrom =

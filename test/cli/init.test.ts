@@ -188,7 +188,10 @@ describe('an existing config', () => {
 
   it('the "verify" key of package.json counts as a config', async () => {
     const dir = project({ 'package.json': pkg(SCRIPTS, { verify: { checks: { a: 'x' } } }) })
-    expect((await usageError(initCommand([], io(dir)))).message).toContain('the "verify" key of package.json')
+    const message = (await usageError(initCommand([], io(dir)))).message
+    expect(message).toContain('the "verify" key of package.json')
+    // --force would leave it, and c12 merge it into the new file: the advice says to remove it.
+    expect(message).toContain('to start again, remove the "verify" key of package.json first (--force replaces config files only')
   })
 
   it('--force replaces it, and removes another verify.config.* that would take precedence', async () => {
