@@ -2,15 +2,11 @@
 import { relative } from 'node:path'
 import type { ResolvedCheck, ResolvedProtocol } from '../types.js'
 import { canonicalJson, sha256 } from './canonical.js'
-import { isSecretName } from './redact.js'
+import { isCredentialName } from './redact.js'
 
-/**
- * What a check proves: its type, what it runs, how its result is judged and how often it may try, and the protocol's
- * `redact` patterns (they decide what its evidence and log keep: a pattern added by a change could hide from the
- * strict preset's error-free check what a log showed). Names and timeouts are left out.
- */
-export function checkDigest(check: ResolvedCheck, protocol: Pick<ResolvedProtocol, 'rootDir'> & { redact?: ResolvedProtocol['redact'] }): string {
-  const { rootDir, redact = [] } = protocol
+/** What a check proves: its type, what it runs, how its result is judged and how often it may try. Names and timeouts are left out. */
+export function checkDigest(check: ResolvedCheck, protocol: Pick<ResolvedProtocol, 'rootDir'>): string {
+  const { rootDir } = protocol
   return sha256(
     canonicalJson({
       evidenceType: check.evidenceType,
@@ -20,16 +16,14 @@ export function checkDigest(check: ResolvedCheck, protocol: Pick<ResolvedProtoco
       definedIn: check.definedIn,
       manual: check.manual,
       cwd: relative(rootDir, check.cwd) || '.',
-      // Secret values rotate (CI tokens differ per job): only their names are part of the definition.
-      env: Object.fromEntries(Object.entries(check.env).map(([name, value]) => [name, isSecretName(name) ? '(secret)' : value])),
+      // Credentials rotate (CI tokens differ per job): only their names are part of the definition.
+      env: Object.fromEntries(Object.entries(check.env).map(([name, value]) => [name, isCredentialName(name) ? '(secret)' : value])),
       inputs: check.inputs,
       tests: check.tests,
       expect: check.expect,
       // A check that may fail and try again proves less than one that must pass at once. Only when set, so digests of
       // checks that never retry stay as they were.
       ...(check.retries > 0 ? { retries: check.retries } : {}),
-      // Only when set, as retries.
-      ...(redact.length > 0 ? { redact } : {}),
     }),
   )
 }

@@ -40,6 +40,18 @@ export function isSecretName(name: string): boolean {
   return !NOT_SECRET.has(name.toUpperCase()) && SECRET_SEGMENT.test(name)
 }
 
+/**
+ * Names of credentials, whose values rotate from job to job (GITHUB_TOKEN, DB_PASSWORD, API_KEY, STRIPE_SECRET_KEY): a
+ * segment that ends in a secret word, or KEY, APIKEY, CREDS, PASS, PWD. Narrower than isSecretName on purpose: a
+ * check's `env` value is left out of its definition only for these, so a change cannot turn E2E_AUTHZ off unseen.
+ */
+const CREDENTIAL_SEGMENT =
+  /(?:^|_)(?:[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASES?|CREDENTIALS?|PRIVATE|AUTH|COOKIES?|SESSION|DSN|JWTS?)|CREDS|APIKEY|KEY|PASS|PWD)(?:_|$)/i
+
+export function isCredentialName(name: string): boolean {
+  return isSecretName(name) && CREDENTIAL_SEGMENT.test(name)
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
