@@ -49,8 +49,11 @@ export function optionNotGiven(
     if (!option || harmless(option.name, option.value ?? (next === 'true' || next === 'false' ? next : undefined))) continue
     const value = option.value ?? (next !== undefined && !next.startsWith('-') ? next : '')
     const names = aliases.find((group) => group.includes(option.name)) ?? [option.name]
-    // `--config quick.js` is not the check's `--config jest.config.js`: a value given apart is compared too.
-    const given = value === '' || option.value !== undefined ? own.includes(word) : false
+    // `--config quick.js` is not the check's `--config jest.config.js`: a value given apart is compared too. But the
+    // word after an option the check gives alone (`--passWithNoTests run`) is no value of it.
+    const at = own.indexOf(word)
+    const alone = at >= 0 && (own[at + 1] === undefined || own[at + 1]?.startsWith('-') === true)
+    const given = at >= 0 && (value === '' || option.value !== undefined || alone)
     if (given || (value !== '' && commandGives(check, names, value, process.cwd()))) continue
     return `${word.split('=')[0]}${value ? ` ${value}` : ''}`
   }

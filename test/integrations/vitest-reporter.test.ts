@@ -160,12 +160,23 @@ describe('the Vitest reporter', () => {
     { name: 'coverage turned off', args: ['--coverage.enabled=false'], env: { COVERAGE_GATE: '1' }, why: 'Vitest was started with --coverage.enabled false' },
     { name: 'retries', args: ['--retry=2'], env: {}, why: 'Vitest was started with --retry 2' },
     { name: 'snapshots rewritten (-u)', args: ['-u'], env: {}, why: 'Vitest was started with -u' },
-  ])('a run given an option the check does not give ($name) does not count', async ({ args, env, why }) => {
+    // Tests that leak state pass or fail by the pool and isolation: the check here gives neither.
+    { name: 'no isolation', args: ['--no-isolate'], env: {}, why: 'Vitest was started with --no-isolate', own: true },
+  ])('a run given an option the check does not give ($name) does not count', async ({ args, env, why, own }) => {
     const p = runnerProject('vitest-reporter', { git: true })
-    const run = await vitest(p.dir, args, env)
+    if (own) p.write('verify.config.ts', p.read('verify.config.ts').replace(' --pool=threads --no-isolate', ''))
+    const run = await (own ? runTool(VITEST_BIN, ['run', ...args], p.dir) : vitest(p.dir, args, env))
     expect(run.code, run.stdout + run.stderr).toBe(0)
     expect(p.check('test').evidence?.recordedBy).toMatchObject({ fullRun: false, notFull: expect.stringContaining(why) })
     expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(3)
+  })
+
+  test('options that change only how Vitest reports count, negated too; a word after an option the check gives alone is no value of it', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    p.write('verify.config.ts', p.read('verify.config.ts').replace('vitest.mjs run ', 'vitest.mjs run --passWithNoTests '))
+    const run = await runTool(VITEST_BIN, ['--passWithNoTests', 'run', ...LEAN, '--no-watch', '--no-color', '--silent'], p.dir)
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({ fullRun: true })
   })
 
   test('a merge of earlier blob reports does not count', async () => {

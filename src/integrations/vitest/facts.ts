@@ -100,18 +100,21 @@ const VITEST_SCRIPT = /(?:^|[\\/])vitest(?:\.mjs)?$/
 /**
  * Vitest options that change only how it reports, caches or spreads its work: never which tests run, nor whether
  * they pass. Any other option the check's own command does not give (`--retry`, `-u`, `--passWithNoTests`, a
- * timeout, coverage turned off or its thresholds changed …) makes the run another run. `bail` is here because a run
+ * timeout, coverage turned off or its thresholds changed, another pool, `--no-isolate` …) makes the run another run. `bail` is here because a run
  * it cut short is caught when it ends.
  */
 const HARMLESS = new Set(
-  `reporter reporters outputFile silent color noColor hideSkippedTests logHeapUsage clearScreen printConsoleTrace
-  includeTaskLocation cache noCache pool poolOptions isolate noIsolate maxWorkers minWorkers fileParallelism
-  noFileParallelism maxConcurrency run watch w bail`.split(/\s+/),
+  `reporter reporters outputFile silent color hideSkippedTests logHeapUsage clearScreen printConsoleTrace
+  includeTaskLocation cache maxWorkers minWorkers fileParallelism maxConcurrency run watch w bail`.split(/\s+/),
 )
 // What the coverage may set beside turning it on (which can only add a failure, a threshold): where it reports.
 const COVERAGE_REPORTING = new Set(['reporter', 'reportsDirectory', 'clean', 'cleanOnRerun', 'reportOnFailure'])
 
+// `--pool`, `--no-isolate`: what shares a module registry or a process decides whether tests that leak state pass.
 function harmless(name: string, value: string | undefined): boolean {
+  // `--no-watch`, `--no-color`: the negation of a harmless option is harmless too.
+  const negated = /^no[A-Z]/.test(name) ? `${name.charAt(2).toLowerCase()}${name.slice(3)}` : undefined
+  if (negated !== undefined && negated !== 'coverage' && HARMLESS.has(negated)) return true
   const [head = '', sub] = name.split('.', 2)
   if (head === 'coverage') {
     if (sub === undefined || sub === 'enabled') return value === undefined || value === 'true'
