@@ -36,8 +36,13 @@ function isReplaceable(file: string, size: number): boolean {
   return path.basename(file) === 'evidence.json' && !isTracked(file)
 }
 
-// The first line of each report verify writes to a file: JUnit (after its XML declaration) and markdown.
-const REPORT_START = [/^<\?xml[^>]*\?>\s*<testsuites name="verify"/, /^### \S+ verify(?: shard \d+\/\d+)?: (?:approved|rejected|incomplete)\n/]
+// The first line of each report verify writes to a file: JUnit (after its XML declaration), markdown (and the job
+// summary of github-actions), and the agent's digest. The json report is evidence.
+const REPORT_START = [
+  /^<\?xml[^>]*\?>\s*<testsuites name="verify"/,
+  /^### \S+ verify(?: shard \d+\/\d+)?: (?:approved|rejected|incomplete)\n/,
+  /^verify: (?:APPROVED|REJECTED|INCOMPLETE) — /,
+]
 
 /** Is this existing file one a report may replace? An empty file, or one that starts as a report or evidence verify wrote. */
 function isReport(file: string, size: number): boolean {

@@ -117,7 +117,16 @@ describe('an evidence location that cannot be written is refused before anything
   it('a report verify wrote (or an empty file) is replaced by the next run', async () => {
     const dir = mkdtempSync(join(work, 'reports-'))
     writeFileSync(join(dir, 'empty.xml'), '')
-    const args = ['--reporter', 'default', '--reporter', `junit=${join(dir, 'junit.xml')}`, '--reporter', `markdown=${join(dir, 'summary.md')}`]
+    const args = [
+      '--reporter',
+      'default',
+      '--reporter',
+      `junit=${join(dir, 'junit.xml')}`,
+      '--reporter',
+      `markdown=${join(dir, 'summary.md')}`,
+      '--reporter',
+      `agent=${join(dir, 'agent.txt')}`,
+    ]
     for (const round of [1, 2]) {
       const result = await verify('marker', join(work, `report-rounds-${round}.json`), { args })
       expect(result.code, diagnose(result)).toBe(0)
@@ -126,8 +135,8 @@ describe('an evidence location that cannot be written is refused before anything
     const empty = await verify('marker', join(work, 'report-empty.json'), { args: ['--reporter', 'default', '--reporter', `junit=${join(dir, 'empty.xml')}`] })
     expect(empty.code, diagnose(empty)).toBe(0)
     rmSync(join(work, 'marker.ran'), { force: true })
-    for (const report of ['junit.xml', 'summary.md', 'empty.xml'])
-      expect(readFileSync(join(dir, report), 'utf8')).toMatch(/<testsuites name="verify"|verify: approved/)
+    for (const report of ['junit.xml', 'summary.md', 'agent.txt', 'empty.xml'])
+      expect(readFileSync(join(dir, report), 'utf8')).toMatch(/<testsuites name="verify"|verify: approved|verify: APPROVED/)
   })
 
   it('the evidence path is a link to a device (/dev/stdout): refused, the link left as it was', async () => {
