@@ -16,6 +16,10 @@ afterAll(removeProjects)
 
 const STATUSES = { slow: 'passed', build: 'passed', env: 'passed', types: 'failed', hang: 'timed_out', docs: 'skipped', review: 'pending_manual' }
 
+/** A protocol whose lint check fails, optional or not. */
+const lintFails = (required: boolean) =>
+  `import { defineProtocol } from 'verify-protocol'\nexport default defineProtocol({ checks: { build: 'echo built', lint: { command: 'echo "lint warning" >&2; exit 1', required: ${required} } } })\n`
+
 describe('describeProtocol', () => {
   test('each check is a test in the verbose reporter; the run fails; the evidence is what verify writes', { timeout: 90_000 }, async () => {
     const p = runnerProject('vitest-protocol')
@@ -70,16 +74,14 @@ describe('describeProtocol', () => {
     { timeout: 90_000 },
     async () => {
       const p = runnerProject('vitest-protocol')
-      const config = (required: boolean) =>
-        `import { defineProtocol } from 'verify-protocol'\nexport default defineProtocol({ checks: { build: 'echo built', lint: { command: 'echo "lint warning" >&2; exit 1', required: ${required} } } })\n`
-      p.write('verify.config.ts', config(false))
+      p.write('verify.config.ts', lintFails(false))
       const optional = await runTool(VITEST_BIN, ['run', '--reporter=verbose'], p.dir)
       expect(optional.code, optional.stdout + optional.stderr).toBe(0)
       expect(optional.stdout).toMatch(/↓ verify\.test\.ts > verify > lint .*\[optional check, not blocking: exit code 1\]/)
       expect(optional.stdout).toMatch(/✓ verify\.test\.ts > verify > verdict/)
       expect(p.evidence().summary.verdict).toBe('approved')
 
-      p.write('verify.config.ts', config(true))
+      p.write('verify.config.ts', lintFails(true))
       const filtered = await runTool(VITEST_BIN, ['run', '--reporter=verbose', '-t', 'build'], p.dir)
       expect(filtered.code, filtered.stdout + filtered.stderr).toBe(1)
       expect(filtered.stdout + filtered.stderr).toContain('verdict rejected')
