@@ -68,15 +68,18 @@ export function plainError(error: unknown): unknown {
 // `test.only(`, `it.concurrent.only(`, `describe.only(`, `fit(`, `fdescribe(`: focused tests make the runner skip the
 // others. Neither runner reports focus to reporters, so the source of files that skipped tests is read: any `.only`
 // or `['only']` counts, whatever it is called on (`const t = test; t.only(…)`), at the price of a file that skipped
-// tests and calls some other `.only` being taken for focused. Vitest's options form (`test('x', { only: true }, …)`)
-// too: any `only:` key but `only: false`.
-const FOCUS = /\.\s*only\b|\[\s*(['"`])only\1\s*\]|\b(?:fit|fdescribe)\s*\(|(?:^|[^\w$.])(['"`]?)only\2\s*:(?!\s*false\b)/
+// tests and calls some other `.only` being taken for focused.
+const FOCUS = /\.\s*only\b|\[\s*(['"`])only\1\s*\]|\b(?:fit|fdescribe)\s*\(/
+// Vitest's options form: `test('x', { only: true }, …)`, `describe(name, { timeout, only }, …)`: an `only` in the
+// object that is a test function's second argument, but `only: false`.
+const OPTIONS_FOCUS =
+  /\b(?:test|it|describe|suite|bench)\b[\w$.]*\s*\(\s*(?:(['"`])(?:(?!\1)[^\\]|\\.)*\1|[\w$.]+)\s*,\s*\{[^{}]*?(?<![\w$])(['"`]?)only\2\s*(?:[,}]|:(?!\s*false\b))/
 
 /** The first of these test files that focuses tests with `.only` (they skipped tests), or null. */
 export async function focusedFile(files: Iterable<string>): Promise<string | null> {
   for (const file of files) {
     const source = await readFile(file, 'utf8').catch(() => '')
-    if (FOCUS.test(source)) return file
+    if (FOCUS.test(source) || OPTIONS_FOCUS.test(source)) return file
   }
   return null
 }

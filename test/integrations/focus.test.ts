@@ -23,14 +23,24 @@ describe('focusedFile', () => {
     ["test('x', { only: true }, () => {})"],
     ["describe('x', { timeout: 10, only: true }, () => {})"],
     ["test('x', { 'only': 1 }, () => {})"],
+    ["const only = true\ntest('mine', { only }, () => {})"],
+    ['it(name, { retry: 2, only }, () => {})'],
+    ["test('a, b (c)', { only: true }, () => {})"],
   ])('focused: %s', async (source) => {
     expect(await focused(source)).not.toBeNull()
   })
 
-  it.each([["test('x', () => {})"], ["test('x', { only: false }, () => {})"], ["test.skip('only one', () => {})"], ['const commonly = { notonly: true }']])(
-    'not focused: %s',
-    async (source) => {
-      expect(await focused(source)).toBeNull()
-    },
-  )
+  it.each([
+    ["test('x', () => {})"],
+    ["test('x', { only: false }, () => {})"],
+    ["test.skip('only one', () => {})"],
+    ['const commonly = { notonly: true }'],
+    // An `only` that is no test option.
+    [
+      "const select = (ids, { only }) => ids.filter((id) => !only || only.includes(id))\ntest('selects', () => expect(select(['a'], { only: ['a'] })).toEqual(['a']))",
+    ],
+    ['const options = { only: true }'],
+  ])('not focused: %s', async (source) => {
+    expect(await focused(source)).toBeNull()
+  })
 })
