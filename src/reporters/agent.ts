@@ -10,7 +10,7 @@ import type { ReporterOptions } from './options.js'
 import { writeReport } from './output.js'
 import { untrusted } from './safe-text.js'
 import { ownShare, scopeLabel } from './scope.js'
-import { FAILING, flakyNote, ranAndReused, statusGlyph, statusText } from './status.js'
+import { carriedWhen, FAILING, flakyNote, ranAndReused, statusGlyph, statusText } from './status.js'
 import type { Reporter, RunOutcome } from './types.js'
 
 /** Failing checks shown with their output; the rest get one line each. */
@@ -33,6 +33,8 @@ function detail(result: CheckResult, logFile: string): string[] {
       e.signal ? `signal ${e.signal}` : '',
       e.timedOut ? 'timed out' : '',
       formatDuration(e.durationMs),
+      // Left out of this run (`--only`, `--skip`): what an earlier run recorded for this code.
+      carriedWhen(result) ?? '',
     ]
     lines.push(`  ${how.filter(Boolean).join(', ')}`)
     const found = failureExcerpt(result, { maxLines: LINES_PER_CHECK, maxMatches: LINES_PER_CHECK / 2, maxTests: 5, width: LINE_WIDTH })
@@ -97,7 +99,7 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   for (const result of oneLiners.slice(0, ONE_LINERS)) {
     out.push(
       cutLine(
-        `${statusGlyph(result.status)} ${result.id} — ${statusText(result.status)}${result.reason ? `: ${result.reason.split('\n')[0]}` : ''}`,
+        `${statusGlyph(result.status)} ${result.id} — ${statusText(result.status)}${result.reason ? `: ${result.reason.split('\n')[0]}` : ''}${carriedWhen(result) ? ` (${carriedWhen(result)})` : ''}`,
         LINE_WIDTH,
       ),
     )

@@ -86,10 +86,15 @@ export function reusedNote(result: Pick<CheckResult, 'evidence' | 'status'>, now
  * ago, not run now)`; null for anything else.
  */
 export function carriedFailureNote(result: Pick<CheckResult, 'evidence' | 'status'>, now = Date.now()): string | null {
+  const when = carriedWhen(result, now)
+  return when ? `${statusText(result.status)} (${when})` : null
+}
+
+/** When a carried-over failure was recorded: `recorded 3m ago, not run now`; null for anything else. */
+export function carriedWhen(result: Pick<CheckResult, 'evidence' | 'status'>, now = Date.now()): string | null {
   if (!result.evidence?.reused || !FAILING_STATUSES.has(result.status)) return null
   const at = Date.parse(result.evidence.timestamp)
-  const when = Number.isNaN(at) ? 'recorded earlier' : `recorded ${formatDuration(Math.max(0, now - at))} ago`
-  return `${statusText(result.status)} (${when}, not run now)`
+  return `${Number.isNaN(at) ? 'recorded earlier' : `recorded ${formatDuration(Math.max(0, now - at))} ago`}, not run now`
 }
 
 /** A pass that took retries (`retries` in the config): `flaky: passed on attempt 2`; null for anything else. */

@@ -139,6 +139,8 @@ describe.concurrent('partial runs keep other checks only while their evidence is
     expect(p.executions().slice(3).toSorted()).toEqual(['a', 'c'])
     expect(p.check('b')).toMatchObject({ status: 'failed', evidence: expect.objectContaining({ reused: true, timestamp: failedAt }) })
     expect(skip.stdout).toMatch(/^✗ b\s+failed \(recorded \S+ ago, not run now\)/m)
+    const agent = await p.verify('run', ['--skip', 'b', '--reporter', 'agent'])
+    expect(agent.stdout).toMatch(/^ {2}exit code 1, \S+, recorded \S+ ago, not run now$/m)
     // Nothing passing was reused: no "reused" in the counts.
     expect(skip.stdout).toMatch(/ pending \(3\)\n/)
   })
