@@ -119,8 +119,10 @@ async function decide(
   const counter = new FallbackCounter(evidence ? dirname(resolve(projectDir, evidence)) : join(projectDir, VERIFY_DIR), projectDir)
   const key = blockKey(adapter.name, stop.session, stop.event)
   // A new user turn starts a new count: the bound is on blocks in a row within one turn. An agent that does not say
-  // whether this stop follows a block keeps the count, so the bound holds there too.
+  // whether this stop follows a block keeps the count, so the bound holds there too, but not across a pause: a count
+  // idle for TURN_GAP_MS belongs to an earlier turn or session.
   if (stop.continued === false) await counter.update(key, () => 0)
+  else if (stop.continued === null) await counter.update(key, (n) => n, TURN_GAP_MS)
 
   let reason: string
   let verdict = 'incomplete'
@@ -154,6 +156,9 @@ async function decide(
   return { kind: 'block', reason, ...last }
 }
 
+// Blocks in a row come minutes apart at most (the agent works, then stops again); a longer pause is a new turn.
+const TURN_GAP_MS = 30 * 60_000
+
 /**
  * The block counter in the project's `.verify/`, or — when that cannot be written (a file named `.verify`, a read-only
  * checkout) — in a folder of the system's temp dir for this project: the loop stays bounded either way.
@@ -167,8 +172,8 @@ class FallbackCounter {
     this.#fallback = new BlockCounter(join(tmpdir(), `verify-hook-${blockKey('project', projectDir, '')}`))
   }
 
-  update(key: string, change: (count: number) => number): Promise<number> {
-    return this.#primary.update(key, change).catch(() => this.#fallback.update(key, change))
+  update(key: string, change: (count: number) => number, forgetAfterMs?: number): Promise<number> {
+    return this.#primary.update(key, change, forgetAfterMs).catch(() => this.#fallback.update(key, change, forgetAfterMs))
   }
 }
 

@@ -70,13 +70,15 @@ export class BlockCounter {
     this.#lock = join(verifyDir, 'hook-blocks.lock')
   }
 
-  /** Applies `change` to the key's count and returns the new count. */
-  async update(key: string, change: (count: number) => number): Promise<number> {
+  /** Applies `change` to the key's count and returns the new count; a count idle longer than `forgetAfterMs` is 0. */
+  async update(key: string, change: (count: number) => number, forgetAfterMs = FORGET_MS): Promise<number> {
     await mkdir(join(this.#file, '..'), { recursive: true })
     return withLock(this.#lock, async () => {
       const state = await readState(this.#file)
       const now = Date.now()
       for (const [k, entry] of state) if (now - Date.parse(entry.updatedAt) > FORGET_MS) state.delete(k)
+      const entry = state.get(key)
+      if (entry && now - Date.parse(entry.updatedAt) > forgetAfterMs) state.delete(key)
       const count = Math.max(0, change(state.get(key)?.count ?? 0))
       if (count === 0) state.delete(key)
       else state.set(key, { count, updatedAt: new Date(now).toISOString() })

@@ -1,6 +1,6 @@
 // `verify hook <agent>`: the verdict decides whether the agent may stop; everything that goes wrong blocks; the loop
 // is bounded. Driven with the JSON each agent sends, in fixture projects.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
@@ -300,5 +300,13 @@ describe('the other agents', () => {
     expect(through.stderr).toMatch(/NOT verified/)
     // The count started again: the next stop is blocked.
     expect((await stop()).answer.decision).toBe('block')
+    // A count idle for half an hour belongs to an earlier turn: the next stop is block 1 again, not the last.
+    const file = join(p.dir, '.verify', 'hook-blocks.json')
+    const counts = JSON.parse(readFileSync(file, 'utf8')) as { blocks: Record<string, { updatedAt: string }> }
+    for (const entry of Object.values(counts.blocks)) entry.updatedAt = new Date(Date.now() - 31 * 60_000).toISOString()
+    writeFileSync(file, JSON.stringify(counts))
+    const later = await stop()
+    expect(later.answer.decision).toBe('block')
+    expect(later.stderr).not.toMatch(/block 2 of 2/)
   })
 })
