@@ -60,6 +60,34 @@ export function optionNotGiven(
   return null
 }
 
+// What ends one command of a shell line.
+const SEPARATOR = /^(?:&&|\|\||;|\||&)$/
+
+/**
+ * The first option the check's own command gives the runner (the words after the runner's word, `vitest` or
+ * `node_modules/jest/bin/jest.js`, in the command or the package.json script it runs, up to `&&`, `;` or `|`) that
+ * the runner's command line (`argv`) leaves out, as the check gives it (`--coverage`), or null. `needed(name, value)`
+ * names the options whose absence changes the run: a reporter left out does not, coverage left off does.
+ */
+export function optionLeftOut(
+  argv: readonly string[],
+  check: ResolvedCheck,
+  runner: RegExp,
+  needed: (name: string, value: string | undefined) => boolean,
+): string | null {
+  const given = new Set(argv.flatMap((word) => optionWord(word)?.name ?? []))
+  let inside = false
+  for (const word of commandWords(check)) {
+    if (SEPARATOR.test(word)) inside = false
+    else if (runner.test(word)) inside = true
+    else {
+      const option = inside ? optionWord(word) : null
+      if (option && needed(option.name, option.value) && !argv.includes(word) && !given.has(option.name)) return word.split('=')[0] ?? word
+    }
+  }
+  return null
+}
+
 /**
  * The words of the check's command, split as a shell would, and those of the package.json script it runs (`npm test`,
  * `pnpm run unit`, `yarn test`: the runner's options are there), up to three scripts deep; [] for a function check.

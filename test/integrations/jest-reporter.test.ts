@@ -134,6 +134,20 @@ describe('the Jest reporter', () => {
     expect(p.check('test').evidence?.recordedBy).toMatchObject({ fullRun: true })
   })
 
+  test('a run that leaves out an option the check gives (coverage, whose thresholds then do not apply) does not count', { timeout: 90_000 }, async () => {
+    const p = runnerProject('jest-reporter', { git: true })
+    const pkg = JSON.parse(p.read('package.json')) as { jest: Record<string, unknown> }
+    Object.assign(pkg.jest, { collectCoverageFrom: ['*.js'], coverageThreshold: { global: { lines: 100 } }, coverageDirectory: 'ignored/coverage' })
+    p.write('package.json', JSON.stringify(pkg, null, 2))
+    p.write('verify.config.mts', p.read('verify.config.mts').replace('jest.js', 'jest.js --coverage'))
+    const run = await jest(p.dir, [])
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({
+      fullRun: false,
+      notFull: expect.stringContaining('Jest was started without --coverage, which the "test" check\'s command gives'),
+    })
+  })
+
   test('the reporter stands only for a test_pass check: its `check` option cannot name another', { timeout: 90_000 }, async () => {
     const p = runnerProject('jest-reporter', { git: true })
     p.write('verify.config.mts', p.read('verify.config.mts').replace('checks: {', "checks: {\n    build: 'exit 1',"))

@@ -25,7 +25,7 @@ describe('the Vitest reporter', () => {
   test('a full run records evidence that verify check and verify run --reuse accept, next to the reporters of the command line', async () => {
     const p = runnerProject('vitest-reporter', { git: true })
     const junit = join(p.outside, 'junit.xml')
-    const run = await runTool(VITEST_BIN, ['run', '--reporter=verbose', '--reporter=junit', `--outputFile.junit=${junit}`], p.dir)
+    const run = await runTool(VITEST_BIN, ['run', ...LEAN, '--reporter=verbose', '--reporter=junit', `--outputFile.junit=${junit}`], p.dir)
     expect(run.code, run.stdout + run.stderr).toBe(0)
     // The command line's reporters still report; the plugin's reporter records.
     expect(run.stdout).toMatch(/✓ test\/add\.test\.ts > adds small numbers/)
@@ -169,6 +169,24 @@ describe('the Vitest reporter', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0)
     expect(p.check('test').evidence?.recordedBy).toMatchObject({ fullRun: false, notFull: expect.stringContaining(why) })
     expect((await p.verify('check', [], { env: withoutOuterVitest() })).code).toBe(3)
+  })
+
+  test('a run that leaves out an option the check gives (coverage, whose thresholds then do not apply) does not count', async () => {
+    const p = runnerProject('vitest-reporter', { git: true })
+    p.write(
+      'vitest.config.ts',
+      p.read('vitest.config.ts').replace('...(coverage ? { coverage } : {})', 'coverage: { ...reported, enabled: false, thresholds: { lines: 100 } }'),
+    )
+    p.write('verify.config.ts', p.read('verify.config.ts').replace('vitest.mjs run ', 'vitest.mjs run --coverage '))
+    const run = await vitest(p.dir, [])
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({
+      fullRun: false,
+      notFull: expect.stringContaining('Vitest was started without --coverage, which the "test" check\'s command gives'),
+    })
+    // With it, the thresholds fail the run, as the check's own command would.
+    expect((await vitest(p.dir, ['--coverage'])).code).toBe(1)
+    expect(p.check('test').status).toBe('failed')
   })
 
   test('options that change only how Vitest reports count, negated too; a word after an option the check gives alone is no value of it', async () => {

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import { optionNotGiven } from '../command-words.js'
+import { optionLeftOut, optionNotGiven } from '../command-words.js'
 import { focusedFile, samePlace, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
@@ -124,7 +124,14 @@ export function narrowedRunReason(script: string, argv: readonly string[], rootD
   if (!samePlace(rootDir, check.cwd)) return `Jest's rootDir is ${rootDir}, not the folder the "${check.id}" check runs in (${check.cwd})`
   if (!JEST_SCRIPT.test(script)) return `Jest was not started from its command line (${script || 'node'}): the options it was given cannot be seen`
   const option = optionNotGiven(argv, check, harmless, [['c', 'config']])
-  return option ? `Jest was started with ${option}, which the "${check.id}" check's command does not give` : null
+  if (option) return `Jest was started with ${option}, which the "${check.id}" check's command does not give`
+  const left = optionLeftOut(argv, check, JEST_SCRIPT, needed)
+  return left ? `Jest was started without ${left}, which the "${check.id}" check's command gives` : null
+}
+
+// Left out of a run, an option that is not harmless changes it, and so does coverage that the check turns on.
+function needed(name: string, value: string | undefined): boolean {
+  return !harmless(name, value) || name === 'coverage' || name === 'collectCoverage'
 }
 
 function failureOf(file: JestFileResult, test: JestAssertion, rootDir: string): TestFailure {

@@ -4,7 +4,7 @@ import { relative } from 'node:path'
 import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
-import { commandGives, commandWords, optionNotGiven } from '../command-words.js'
+import { commandGives, commandWords, optionLeftOut, optionNotGiven } from '../command-words.js'
 import { focusedFile, samePlace, type TestRunFacts } from '../test-run.js'
 
 type UnhandledErrors = Parameters<NonNullable<Reporter['onTestRunEnd']>>[1]
@@ -91,7 +91,15 @@ export function narrowedRunReason(vitest: Vitest, check: ResolvedCheck): string 
     ['c', 'config'],
     ['r', 'root'],
   ])
-  return option ? `Vitest was started with ${option}, which the "${check.id}" check's command does not give` : null
+  if (option) return `Vitest was started with ${option}, which the "${check.id}" check's command does not give`
+  const left = optionLeftOut(argv, check, VITEST_SCRIPT, needed)
+  return left ? `Vitest was started without ${left}, which the "${check.id}" check's command gives` : null
+}
+
+// Left out of a run, an option that is not harmless changes it, and so does coverage that the check turns on.
+function needed(name: string, value: string | undefined): boolean {
+  const [head = '', sub] = name.split('.', 2)
+  return !harmless(name, value) || (head === 'coverage' && (sub === undefined || sub === 'enabled'))
 }
 
 // vitest/vitest.mjs, node_modules/.bin/vitest: what Vitest's own command line runs.
