@@ -74,8 +74,11 @@ export function optionLeftOut(
   check: ResolvedCheck,
   runner: RegExp,
   needed: (name: string, value: string | undefined) => boolean,
+  aliases: readonly (readonly string[])[] = [],
 ): string | null {
-  const given = new Set(argv.flatMap((word) => optionWord(word)?.name ?? []))
+  // An option given under another of its names (`--config` for the check's `-c`) is given.
+  const names = (name: string) => aliases.find((group) => group.includes(name)) ?? [name]
+  const given = new Set(argv.flatMap((word) => names(optionWord(word)?.name ?? '')))
   let inside = false
   for (const word of commandWords(check)) {
     if (SEPARATOR.test(word)) inside = false

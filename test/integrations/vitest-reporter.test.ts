@@ -137,6 +137,9 @@ describe('the Vitest reporter', () => {
     const run = await vitest(p.dir, ['--config', './vitest.reporters.config.ts'])
     expect(run.code, run.stdout + run.stderr).toBe(0)
     expect(p.check('test').evidence?.recordedBy).toMatchObject({ runner: 'vitest', fullRun: true })
+    // The same option under its other name.
+    expect((await vitest(p.dir, ['-c', 'vitest.reporters.config.ts'])).code).toBe(0)
+    expect(p.check('test').evidence?.recordedBy).toMatchObject({ runner: 'vitest', fullRun: true })
   })
 
   test.each([

@@ -87,12 +87,9 @@ export function narrowedRunReason(vitest: Vitest, check: ResolvedCheck): string 
   }
   const [, script = '', ...argv] = process.argv
   if (!VITEST_SCRIPT.test(script)) return `Vitest was not started from its command line (${script || 'node'}): the options it was given cannot be seen`
-  const option = optionNotGiven(argv, check, harmless, [
-    ['c', 'config'],
-    ['r', 'root'],
-  ])
+  const option = optionNotGiven(argv, check, harmless, VITEST_ALIASES)
   if (option) return `Vitest was started with ${option}, which the "${check.id}" check's command does not give`
-  const left = optionLeftOut(argv, check, VITEST_SCRIPT, needed)
+  const left = optionLeftOut(argv, check, VITEST_SCRIPT, needed, VITEST_ALIASES)
   return left ? `Vitest was started without ${left}, which the "${check.id}" check's command gives` : null
 }
 
@@ -101,6 +98,12 @@ function needed(name: string, value: string | undefined): boolean {
   const [head = '', sub] = name.split('.', 2)
   return !harmless(name, value) || (head === 'coverage' && (sub === undefined || sub === 'enabled'))
 }
+
+// Options with two names.
+const VITEST_ALIASES = [
+  ['c', 'config'],
+  ['r', 'root'],
+]
 
 // vitest/vitest.mjs, node_modules/.bin/vitest: what Vitest's own command line runs.
 const VITEST_SCRIPT = /(?:^|[\\/])vitest(?:\.mjs)?$/
