@@ -95,6 +95,13 @@ export function secretForms(value: string): string[] {
   return [...new Set([...textForms(value), ...base64Forms(value)])]
 }
 
+/**
+ * Where a function check's context carries the values the run masks (the environment's secrets and those given to
+ * the protocol's checks through their `env`): for the strict preset's error-free check, which reads masked logs.
+ * Not enumerable, so a function that prints its context shows none of them.
+ */
+export const MASKED_VALUES = Symbol.for('verify-protocol.masked-values')
+
 /** The secret values found in an environment. */
 export function secretValues(env: NodeJS.ProcessEnv): string[] {
   const values: string[] = []

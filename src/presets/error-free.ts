@@ -7,7 +7,7 @@ import { join, relative } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { CheckDefinition } from '../config/define.js'
 import { defaultEvidencePath, logDirOf } from '../defaults.js'
-import { MASK, secretValues } from '../evidence/redact.js'
+import { MASK, MASKED_VALUES, secretValues } from '../evidence/redact.js'
 import type { CheckContext, FunctionCheckResult } from '../types.js'
 
 export interface ErrorPattern {
@@ -107,7 +107,11 @@ export function errorFreeCheck(options: ErrorFreeOptions = {}): CheckDefinition<
     description: 'The output of the other required checks shows no uncaught error, unhandled rejection, stack trace or error log line',
     evidenceType: 'error_free',
     dependsOn: ['*'],
-    run: async ({ cwd, env }: CheckContext): Promise<FunctionCheckResult> => {
+    run: async (context: CheckContext): Promise<FunctionCheckResult> => {
+      const { cwd, env } = context
+      // What the run masks: this check's environment, and the other checks' own `env` (verify's child hands those over).
+      const masked = (context as unknown as Record<symbol, unknown>)[MASKED_VALUES]
+      const secrets = [...new Set([...secretValues(env), ...(Array.isArray(masked) ? (masked as string[]) : [])])]
       const ids = (env.VERIFY_DEPENDS_ON ?? '').split(',').filter(Boolean)
       const logDir = env.VERIFY_LOG_DIR || logDirOf(defaultEvidencePath(cwd))
       if (ids.length === 0) return { passed: false, output: 'No other required command or function check to scan: error-free proves nothing alone.' }
@@ -115,7 +119,7 @@ export function errorFreeCheck(options: ErrorFreeOptions = {}): CheckDefinition<
       const findings: ErrorFinding[] = []
       for (const id of ids) {
         const file = await logOf(logDir, id)
-        if (file) findings.push(...(await scanLog(file, id, { ...options, secrets: secretValues(env) })))
+        if (file) findings.push(...(await scanLog(file, id, { ...options, secrets })))
         else silent.push(id)
       }
       const where = relative(cwd, logDir) || logDir

@@ -8,6 +8,7 @@ import './zod-mode.js'
 import { loadVerifyConfig } from '../config/index.js'
 import { VerifyConfigError } from '../errors.js'
 import { checkDigest } from '../evidence/digest.js'
+import { MASKED_VALUES, secretValues } from '../evidence/redact.js'
 import { flushOutput } from './flush.js'
 import { REQUEST_ENV, returnedOutcome, thrownOutcome, type FunctionOutcome, type FunctionRequest } from './function-result.js'
 
@@ -115,9 +116,11 @@ async function main(request: FunctionRequest): Promise<void> {
   delete process.env[REQUEST_ENV]
   const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined))
   let check
+  let masked: string[] = []
   try {
     const { protocol } = await withLoadEnv(request.loadEnv, () => loadVerifyConfig({ ...request.source, env: { ...process.env } }))
     check = protocol.checks.find((c) => c.id === request.checkId)
+    masked = secretValues(Object.assign({}, env, ...protocol.checks.map((c) => c.env)))
     if (!check?.run || checkDigest(check, protocol) !== request.checkDigest) {
       return settle({ error: `the config changed while verify ran: check "${request.checkId}" is no longer the function verify loaded; run verify again` })
     }
@@ -131,6 +134,7 @@ async function main(request: FunctionRequest): Promise<void> {
   process.on('SIGTERM', () => controller.abort(new Error('the check was stopped by verify (timeout or cancellation)')))
   const run = check.run
   const context = { cwd: check.cwd, signal: controller.signal, checkId: check.id, runId: request.runId, env }
+  Object.defineProperty(context, MASKED_VALUES, { value: masked, enumerable: false })
   await Promise.resolve()
     .then(() => run(context))
     .then(

@@ -20,6 +20,13 @@ export default defineProtocol({
         'error-free': errorFreeCheck(),
       },
     },
+    // A secret given to one check through its own env, which error-free's environment does not have.
+    own: {
+      checks: {
+        build: { command: 'echo "$A: boom"', env: { BUILD_TOKEN: 'Unhandled Rejection', A: 'Unhandled Rejection' } },
+        'error-free': errorFreeCheck(),
+      },
+    },
   },
 })
 `
@@ -44,5 +51,14 @@ describe('a mask cannot decide a check', { timeout: 60_000 }, () => {
     expect(errorFree.status).toBe('failed')
     expect(errorFree.evidence?.output.text).toContain('[unhandled rejection] *** Rejection at: boom')
     expect(readFileSync(join(p.dir, '.verify', 'logs', 'test.log'), 'utf8')).toBe('*** Rejection at: boom\n')
+  })
+
+  it("error-free reads masks of a secret another check's own env holds, and never prints it", async () => {
+    const p = project('smoke', { git: true })
+    p.write('verify.config.ts', CONFIG)
+    const run = await verifyInProcess(p, ['own'])
+    expect(run.code, run.stdout + run.stderr).toBe(1)
+    expect(p.check('error-free').evidence?.output.text).toContain('[unhandled rejection] ***: boom')
+    expect(run.stdout + run.stderr).not.toContain('Unhandled Rejection')
   })
 })
