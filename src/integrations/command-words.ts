@@ -52,7 +52,8 @@ export function optionNotGiven(
     // `--config quick.js` is not the check's `--config jest.config.js`: a value given apart is compared too. But the
     // word after an option the check gives alone (`--passWithNoTests run`) is no value of it.
     const at = own.indexOf(word)
-    const alone = at >= 0 && (own[at + 1] === undefined || own[at + 1]?.startsWith('-') === true)
+    // `--coverage false` turns off what the check's `--coverage` turns on: a boolean's false is a value.
+    const alone = at >= 0 && value !== 'false' && (own[at + 1] === undefined || own[at + 1]?.startsWith('-') === true)
     const given = at >= 0 && (value === '' || option.value !== undefined || alone)
     if (given || (value !== '' && commandGives(check, names, value, process.cwd()))) continue
     return `${word.split('=')[0]}${value ? ` ${value}` : ''}`
@@ -85,6 +86,7 @@ export function optionLeftOut(
     else if (runner.test(word)) inside = true
     else {
       const option = inside ? optionWord(word) : null
+      // Given, and not turned off again (`--coverage false`, which the rule above reports).
       if (option && needed(option.name, option.value) && !argv.includes(word) && !given.has(option.name)) return word.split('=')[0] ?? word
     }
   }
@@ -107,7 +109,8 @@ export function commandWords(check: ResolvedCheck): string[] {
     const script = scripts[name]
     if (typeof script !== 'string') return []
     const inner = shellWords(script)
-    return [...inner, ...expand(inner, depth - 1)]
+    // A script's words are a command of their own (`;`): what follows a runner's word is not the script's.
+    return [';', ...inner, ...expand(inner, depth - 1)]
   }
   return [...words, ...expand(words, 3)]
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { commandGives, commandWords } from '../../src/integrations/command-words.js'
+import { commandGives, commandWords, optionLeftOut, optionNotGiven } from '../../src/integrations/command-words.js'
 import { narrowedRunReason } from '../../src/integrations/jest/reporter.js'
 import type { ResolvedCheck } from '../../src/types.js'
 
@@ -40,7 +40,7 @@ describe('commandWords', () => {
   const at = (command: string) => ({ id: 'test', command, cwd: dir }) as unknown as ResolvedCheck
 
   it("adds the words of the package.json script the command runs, so that a runner's options from there are the check's", () => {
-    expect(commandWords(at('npm test'))).toEqual(['npm', 'test', 'jest', '--passWithNoTests'])
+    expect(commandWords(at('npm test'))).toEqual(['npm', 'test', ';', 'jest', '--passWithNoTests'])
     expect(commandWords(at('pnpm run unit'))).toContain('--dir')
     expect(commandGives(at('yarn unit'), ['dir'], 'test', dir)).toBe(true)
     expect(narrowedRunReason('/x/node_modules/jest/bin/jest.js', ['--passWithNoTests'], dir, at('npm test'))).toBeNull()
@@ -49,5 +49,35 @@ describe('commandWords', () => {
 
   it('stops at a script that runs itself', () => {
     expect(commandWords(at('npm run loop')).length).toBeLessThan(20)
+  })
+})
+
+const harmless = (name: string) => name === 'reporter'
+const needed = (name: string) => !harmless(name)
+
+describe('a runner command line against the check', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verify-runner-line-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ scripts: { test: 'npm run typecheck && vitest run --coverage', typecheck: 'tsc -p tsconfig.json', lint: 'eslint --max-warnings 0 .' } }),
+  )
+  const at = (command: string) => ({ id: 'test', command, cwd: dir }) as unknown as ResolvedCheck
+  const VITEST = /(?:^|[\\/])vitest(?:\.mjs)?$/
+  const aliases = [['coverage', 'coverage.enabled']]
+
+  it("`--coverage false` turns off the check's `--coverage`: not the check's own", () => {
+    expect(optionNotGiven(['run', '--coverage', 'false'], at('vitest run --coverage'), harmless)).toBe('--coverage false')
+    expect(optionNotGiven(['--passWithNoTests', 'run'], at('vitest run --passWithNoTests'), harmless)).toBeNull()
+  })
+
+  it("options of another command of the script (tsc's -p, before `&&`) are not the runner's", () => {
+    expect(optionLeftOut(['run', '--coverage'], at('npm test'), VITEST, needed, aliases)).toBeNull()
+    expect(optionLeftOut(['run'], at('npm test'), VITEST, needed, aliases)).toBe('--coverage')
+    expect(optionLeftOut(['run'], at('npm run lint && vitest run'), VITEST, needed, aliases)).toBeNull()
+  })
+
+  it('an option given under another of its names is given', () => {
+    expect(optionLeftOut(['run', '--coverage.enabled=true'], at('vitest run --coverage'), VITEST, needed, aliases)).toBeNull()
   })
 })

@@ -125,7 +125,10 @@ export function narrowedRunReason(script: string, argv: readonly string[], rootD
   if (!JEST_SCRIPT.test(script)) return `Jest was not started from its command line (${script || 'node'}): the options it was given cannot be seen`
   const option = optionNotGiven(argv, check, harmless, [['c', 'config']])
   if (option) return `Jest was started with ${option}, which the "${check.id}" check's command does not give`
-  const left = optionLeftOut(argv, check, JEST_SCRIPT, needed, [['c', 'config']])
+  const left = optionLeftOut(argv, check, JEST_SCRIPT, needed, [
+    ['c', 'config'],
+    ['coverage', 'collectCoverage'],
+  ])
   return left ? `Jest was started without ${left}, which the "${check.id}" check's command gives` : null
 }
 

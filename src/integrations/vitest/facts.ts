@@ -103,6 +103,7 @@ function needed(name: string, value: string | undefined): boolean {
 const VITEST_ALIASES = [
   ['c', 'config'],
   ['r', 'root'],
+  ['coverage', 'coverage.enabled'],
 ]
 
 // vitest/vitest.mjs, node_modules/.bin/vitest: what Vitest's own command line runs.
