@@ -41,12 +41,14 @@ export function isSecretName(name: string): boolean {
 }
 
 /**
- * Names of credentials, whose values rotate from job to job (GITHUB_TOKEN, DB_PASSWORD, API_KEY, STRIPE_SECRET_KEY): a
- * segment that ends in a secret word, or KEY, APIKEY, CREDS, PASS, PWD. Narrower than isSecretName on purpose: a
- * check's `env` value is left out of its definition only for these, so a change cannot turn E2E_AUTHZ off unseen.
+ * Names of credentials, whose values rotate from job to job: a segment that holds TOKEN, SECRET, PASSWORD, PASSWD,
+ * PASSPHRASE, CREDENTIAL, PRIVATE, COOKIE, JWT or DSN (GITHUB_TOKEN, STRIPE_SECRETKEY, SSH_PRIVATEKEY, TOKENVALUE), a
+ * segment that ends in AUTH, SESSION or KEY (AUTH, NEXTAUTH, API_KEY, SECRETKEY), CREDS, PASS, PWD, and a last
+ * segment AUTHORIZATION or SESSIONID. Narrower than isSecretName on purpose: a check's `env` value is left out of its
+ * definition only for these, so a change cannot turn E2E_AUTHZ, SESSIONS_ENABLED or AUTHORIZATION_MODE off unseen.
  */
 const CREDENTIAL_SEGMENT =
-  /(?:^|_)(?:[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASES?|CREDENTIALS?|PRIVATE|AUTH|COOKIES?|SESSION|DSN|JWTS?)|CREDS|APIKEY|KEY|PASS|PWD)(?:_|$)/i
+  /(?:^|_)(?:[A-Z0-9]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRIVATE|COOKIE|JWT|DSN)[A-Z0-9]*|[A-Z0-9]*(?:AUTH|SESSION|KEY)|CREDS|PASS|PWD)(?:_|$)|(?:^|_)(?:AUTHORIZATION|SESSIONID)$/i
 
 export function isCredentialName(name: string): boolean {
   return isSecretName(name) && CREDENTIAL_SEGMENT.test(name)

@@ -70,10 +70,11 @@ export function plainError(error: unknown): unknown {
 // or `['only']` counts, whatever it is called on (`const t = test; t.only(…)`), at the price of a file that skipped
 // tests and calls some other `.only` being taken for focused.
 const FOCUS = /\.\s*only\b|\[\s*(['"`])only\1\s*\]|\b(?:fit|fdescribe)\s*\(/
-// Vitest's options form: `test('x', { only: true }, …)`, `describe(name, { timeout, only }, …)`: an `only` in the
-// object that is a test function's second argument, but `only: false`.
-const OPTIONS_FOCUS =
-  /\b(?:test|it|describe|suite|bench)\b[\w$.]*\s*\(\s*(?:(['"`])(?:(?!\1)[^\\]|\\.)*\1|[\w$.]+)\s*,\s*\{[^{}]*?(?<![\w$])(['"`]?)only\2\s*(?:[,}]|:(?!\s*false\b))/
+// Vitest's options form: an `only:` key anywhere but `only: false` and values no test option has (a list, a string,
+// an object): `test('x', { only: true }, …)`, through `test.extend`, with a computed name; and a shorthand `{ only }`
+// in the options of a call (`myTest('x', { retry: { count: 1 }, only }, …)`). An object of the code under test with
+// `only: true` in a file that skipped tests reads as focus too.
+const OPTIONS_FOCUS = /(?<![\w$.])(['"`]?)only\1\s*:(?!\s*(?:false\b|[[{'"`]))|[\w$)\]]\s*\([^()]*,\s*\{(?:[^{}]|\{[^{}]*\})*?(?<![\w$.])only\s*[,}]/
 
 /** The first of these test files that focuses tests with `.only` (they skipped tests), or null. */
 export async function focusedFile(files: Iterable<string>): Promise<string | null> {

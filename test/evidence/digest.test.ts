@@ -7,7 +7,19 @@ const digestWith = (env: Record<string, string>, extra: Record<string, unknown> 
   checkDigest(check(resolved({ ...extra, checks: { test: { command: 'npm test', env } } }), 'test'), { rootDir })
 
 describe('the check digest and its env', () => {
-  it.each(['GITHUB_TOKEN', 'DB_PASSWORD', 'STRIPE_SECRET_KEY', 'API_KEY', 'SENTRY_DSN'])('a rotated credential (%s) keeps the digest', (name) => {
+  it.each([
+    'GITHUB_TOKEN',
+    'DB_PASSWORD',
+    'STRIPE_SECRET_KEY',
+    'API_KEY',
+    'SENTRY_DSN',
+    'STRIPE_SECRETKEY',
+    'SSH_PRIVATEKEY',
+    'AUTHORIZATION',
+    'SESSIONID',
+    'TOKENVALUE',
+    'DB_PASSWORDHASH',
+  ])('a rotated credential (%s) keeps the digest', (name) => {
     expect(digestWith({ [name]: 'first-value-1' })).toBe(digestWith({ [name]: 'second-value-2' }))
   })
 

@@ -26,6 +26,10 @@ describe('focusedFile', () => {
     ["const only = true\ntest('mine', { only }, () => {})"],
     ['it(name, { retry: 2, only }, () => {})'],
     ["test('a, b (c)', { only: true }, () => {})"],
+    ["const myTest = test.extend({ db: async ({}, use) => use(1) })\nmyTest('focused', { only: true }, () => {})"],
+    ["test('a' + n, { only: true }, () => {})"],
+    ["test('a', { retry: { count: 1 }, only: true }, () => {})"],
+    ["test('a', { retry: { count: 1 }, only }, () => {})"],
   ])('focused: %s', async (source) => {
     expect(await focused(source)).not.toBeNull()
   })
@@ -39,7 +43,7 @@ describe('focusedFile', () => {
     [
       "const select = (ids, { only }) => ids.filter((id) => !only || only.includes(id))\ntest('selects', () => expect(select(['a'], { only: ['a'] })).toEqual(['a']))",
     ],
-    ['const options = { only: true }'],
+    ["const options = { only: ['a'], name: 'x' }"],
   ])('not focused: %s', async (source) => {
     expect(await focused(source)).toBeNull()
   })
