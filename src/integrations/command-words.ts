@@ -8,7 +8,7 @@ import type { ResolvedCheck } from '../types.js'
 /** An option as typed (`--test-path-ignore-patterns`, `-c`) in camel case, and its inline value; null for a plain word. */
 export function optionWord(word: string): { name: string; value: string | undefined } | null {
   // Dotted names are Vitest's nested options (`--coverage.enabled=false`): an option like any other.
-  const option = /^--?([\w.-]+)(?:=([\s\S]*))?$/.exec(word)
+  const option = word === '--' ? null : /^--?([\w.-]+)(?:=([\s\S]*))?$/.exec(word)
   if (!option) return null
   return { name: (option[1] as string).replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()), value: option[2] }
 }
@@ -108,7 +108,9 @@ export function commandWords(check: ResolvedCheck): string[] {
     scripts ??= packageScripts(check.cwd)
     const script = scripts[name]
     if (typeof script !== 'string') return []
-    const inner = shellWords(script)
+    // What the command passes on to the script (`npm test -- --coverage`, `pnpm test --coverage`) ends its last command.
+    const passed = passedOn(from)
+    const inner = [...shellWords(script), ...(passed.length && scriptName(shellWords(script)) ? ['--'] : []), ...passed]
     // A script's words are a command of their own (`;`): what follows a runner's word is not the script's.
     return [';', ...inner, ...expand(inner, depth - 1)]
   }
@@ -130,6 +132,16 @@ function scriptName(words: readonly string[]): string | undefined {
   if (tool === 'pnpm' || tool === 'yarn') return first === 'run' ? second : first
   if (tool === 'bun') return first === 'run' ? second : undefined
   return undefined
+}
+
+/** The words a package manager's command passes on to the script it runs: after `--`, or (pnpm, yarn, bun) after the name. */
+function passedOn(words: readonly string[]): string[] {
+  const end = words.findIndex((word) => SEPARATOR.test(word))
+  const command = end < 0 ? words : words.slice(0, end)
+  const dashes = command.indexOf('--')
+  if (dashes >= 0) return command.slice(dashes + 1)
+  if (command[0] === 'npm') return []
+  return command.slice(command[1] === 'run' ? 3 : 2)
 }
 
 function packageScripts(dir: string): Record<string, unknown> {

@@ -77,6 +77,14 @@ describe('a runner command line against the check', () => {
     expect(optionLeftOut(['run'], at('npm run lint && vitest run'), VITEST, needed, aliases)).toBeNull()
   })
 
+  it('what the command passes on to the script joins its runner: a run without it leaves it out', () => {
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ scripts: { plain: 'vitest run', nested: 'npm run plain' } }))
+    expect(optionLeftOut(['run'], at('npm run plain -- --coverage'), VITEST, needed, aliases)).toBe('--coverage')
+    expect(optionLeftOut(['run'], at('pnpm plain --coverage'), VITEST, needed, aliases)).toBe('--coverage')
+    expect(optionLeftOut(['run'], at('npm run nested -- --coverage'), VITEST, needed, aliases)).toBe('--coverage')
+    expect(optionLeftOut(['run', '--coverage'], at('npm run plain -- --coverage'), VITEST, needed, aliases)).toBeNull()
+  })
+
   it('an option given under another of its names is given', () => {
     expect(optionLeftOut(['run', '--coverage.enabled=true'], at('vitest run --coverage'), VITEST, needed, aliases)).toBeNull()
   })
