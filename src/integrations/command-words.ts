@@ -29,6 +29,9 @@ export function commandGives(check: ResolvedCheck, names: readonly string[], val
   })
 }
 
+// What ends one command of a shell line.
+const SEPARATOR = /^(?:&&|\|\||;|\||&)$/
+
 /**
  * The first option on a test runner's command line (`argv`, after its script) that the check's own command does not
  * give, as the runner was started with it (`--retry 2`), or null. `harmless(name, value)` names the options that only
@@ -53,16 +56,14 @@ export function optionNotGiven(
     // word after an option the check gives alone (`--passWithNoTests run`) is no value of it.
     const at = own.indexOf(word)
     // `--coverage false` turns off what the check's `--coverage` turns on: a boolean's false is a value.
-    const alone = at >= 0 && value !== 'false' && (own[at + 1] === undefined || own[at + 1]?.startsWith('-') === true)
+    const after = own[at + 1]
+    const alone = at >= 0 && value !== 'false' && (after === undefined || after.startsWith('-') || SEPARATOR.test(after))
     const given = at >= 0 && (value === '' || option.value !== undefined || alone)
     if (given || (value !== '' && commandGives(check, names, value, process.cwd()))) continue
     return `${word.split('=')[0]}${value ? ` ${value}` : ''}`
   }
   return null
 }
-
-// What ends one command of a shell line.
-const SEPARATOR = /^(?:&&|\|\||;|\||&)$/
 
 /**
  * The first option the check's own command gives the runner (the words after the runner's word, `vitest` or

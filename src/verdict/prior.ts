@@ -63,8 +63,7 @@ export async function priorResults(
     // A check left out keeps what is known of it: stale evidence as stale, a failure still bound to this code as failed,
     // marked as carried over (`reused`) so that no reporter shows it as a run of now.
     else if (left && result.status === 'stale') settled.set(check.id, result)
-    else if (left && isFailing(result.status) && result.evidence) settled.set(check.id, { ...result, evidence: { ...result.evidence, reused: true } })
-    else if (left && isFailing(result.status)) settled.set(check.id, result)
+    else if (left && isFailing(result.status)) settled.set(check.id, result.evidence ? { ...result, evidence: { ...result.evidence, reused: true } } : result)
   }
   return { settled, warnings }
 }

@@ -69,6 +69,8 @@ describe('a runner command line against the check', () => {
   it("`--coverage false` turns off the check's `--coverage`: not the check's own", () => {
     expect(optionNotGiven(['run', '--coverage', 'false'], at('vitest run --coverage'), harmless)).toBe('--coverage false')
     expect(optionNotGiven(['--passWithNoTests', 'run'], at('vitest run --passWithNoTests'), harmless)).toBeNull()
+    // Alone before the end of its command, too.
+    expect(optionNotGiven(['--passWithNoTests', 'run'], at('vitest run --passWithNoTests && echo done'), harmless)).toBeNull()
   })
 
   it("options of another command of the script (tsc's -p, before `&&`) are not the runner's", () => {

@@ -112,8 +112,8 @@ const VITEST_SCRIPT = /(?:^|[\\/])vitest(?:\.mjs)?$/
 /**
  * Vitest options that change only how it reports, caches or spreads its work: never which tests run, nor whether
  * they pass. Any other option the check's own command does not give (`--retry`, `-u`, `--passWithNoTests`, a
- * timeout, coverage turned off or its thresholds changed, another pool, `--no-isolate` …) makes the run another run. `bail` is here because a run
- * it cut short is caught when it ends.
+ * timeout, coverage turned off or its thresholds changed, another pool, `--no-isolate` …) makes the run another run.
+ * `bail` is here because a run it cut short is caught when it ends.
  */
 const HARMLESS = new Set(
   `reporter reporters outputFile silent color hideSkippedTests logHeapUsage clearScreen printConsoleTrace
