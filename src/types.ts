@@ -84,6 +84,11 @@ export interface ResolvedCheck {
    * to what its closure reads (a threshold constant beside it) changes the check's digest, not only its source text.
    */
   definedIn?: string
+  /**
+   * For a command that runs package.json scripts (`npm test`, `pnpm run unit`): their bodies, and those of the scripts
+   * they run, as the config's folder had them when the config was resolved (config/scripts.ts).
+   */
+  scripts?: Record<string, string>
 }
 
 /** Where a protocol was loaded from: the process of a function check loads it again from there (SPEC §4). */

@@ -85,10 +85,80 @@ function linkIgnored(top: string, tree: string, project: string): void {
     // Exit 1: nothing is ignored.
     return
   }
-  for (const path of ignored) {
-    mkdirSync(dirname(join(tree, path)), { recursive: true })
-    symlinkSync(join(top, path), join(tree, path))
+  const linked = new Set<string>()
+  for (const path of ignored) linkModules(top, tree, path, linked)
+}
+
+/**
+ * Where a package link (npm, yarn and pnpm install a workspace package as one) leads into the repository's own files,
+ * relative to its top; undefined for a link into installed packages or out of the repository.
+ */
+function workspaceTarget(top: string, link: string): string | undefined {
+  let real: string
+  try {
+    real = realpathSync(link)
+  } catch {
+    return undefined
   }
+  const rel = relative(top, real)
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('node_modules')) return undefined
+  return rel
+}
+
+/** The links of a node_modules folder (and of its `@scope` folders) that lead to a workspace package. */
+function workspaceLinks(top: string, folder: string): { path: string; target: string }[] {
+  const links: { path: string; target: string }[] = []
+  const scan = (dir: string, depth: number) => {
+    let entries
+    try {
+      entries = readdirSync(join(top, dir), { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const entry of entries) {
+      const path = join(dir, entry.name)
+      if (entry.isSymbolicLink()) {
+        const target = workspaceTarget(top, join(top, path))
+        if (target !== undefined) links.push({ path, target })
+      } else if (depth === 0 && entry.name.startsWith('@') && entry.isDirectory()) scan(path, 1)
+    }
+  }
+  scan(folder, 0)
+  return links
+}
+
+/**
+ * Links the checkout's node_modules folder `folder` into the copy. A workspace package in it is the repository's own
+ * code, which the change may have edited: it is linked to the ref's copy of it instead (with its own node_modules, in
+ * turn), so that what the trusted config extends or imports is what the ref holds.
+ */
+function linkModules(top: string, tree: string, folder: string, linked: Set<string>): void {
+  if (linked.has(folder)) return
+  linked.add(folder)
+  const links = workspaceLinks(top, folder)
+  mkdirSync(dirname(join(tree, folder)), { recursive: true })
+  if (links.length === 0) {
+    symlinkSync(join(top, folder), join(tree, folder))
+    return
+  }
+  // A folder of links: the workspace packages' point into the copy, every other entry's to the checkout.
+  const redirected = new Map(links.map((link) => [link.path, link.target]))
+  const fill = (dir: string) => {
+    mkdirSync(join(tree, dir), { recursive: true })
+    for (const entry of readdirSync(join(top, dir), { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      const target = redirected.get(path)
+      if (target !== undefined) {
+        // A package the ref does not have is not there: what imports it fails as it would at the ref.
+        if (!existsSync(join(tree, target))) continue
+        symlinkSync(join(tree, target), join(tree, path))
+        const own = join(target, 'node_modules')
+        if (existsSync(join(top, own)) && !existsSync(join(tree, own))) linkModules(top, tree, own, linked)
+      } else if ([...redirected.keys()].some((key) => key.startsWith(`${path}${sep}`))) fill(path)
+      else symlinkSync(join(top, path), join(tree, path))
+    }
+  }
+  fill(folder)
 }
 
 /** Loads the config as `ref` holds it, for the project in `options.cwd`; paths in the result are the checkout's. */

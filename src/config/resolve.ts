@@ -11,6 +11,7 @@ import { chainEntries, chainOrigins, inheritanceChain, inheritanceProblems, othe
 import { mergeLayers, type MergedConfig } from './merge.js'
 import { formatIssues } from './messages.js'
 import { checkSchema, type CheckSchemaOutput, type ProtocolSchemaOutput } from './schema.js'
+import { scriptsRun } from './scripts.js'
 import type { LayerInput, Protocols } from './validate.js'
 
 export { DEFAULTS }
@@ -69,7 +70,11 @@ function resolveCheck(id: string, entry: Exclude<CheckEntry, false>, protocol: P
     retries: def.retries ?? 0,
   }
   if (def.description !== undefined) check.description = def.description
-  if (def.command !== undefined) check.command = typeof def.command === 'string' ? def.command : [...def.command]
+  if (def.command !== undefined) {
+    check.command = typeof def.command === 'string' ? def.command : [...def.command]
+    const scripts = scriptsRun(check.command, check.cwd)
+    if (scripts) check.scripts = scripts
+  }
   if (def.run !== undefined) check.run = def.run
   if (kind === 'manual') check.manual = typeof def.manual === 'string' ? def.manual : `Approve "${check.name}"`
   if (def.inputs !== undefined) check.inputs = [...def.inputs]

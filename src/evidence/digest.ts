@@ -12,6 +12,8 @@ export function checkDigest(check: ResolvedCheck, protocol: Pick<ResolvedProtoco
       evidenceType: check.evidenceType,
       kind: check.kind,
       command: check.command,
+      // The package.json scripts the command runs are what it runs. Only when it runs any, so other digests stay as they were.
+      ...(check.scripts ? { scripts: check.scripts } : {}),
       run: check.run,
       definedIn: check.definedIn,
       manual: check.manual,

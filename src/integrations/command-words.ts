@@ -1,8 +1,7 @@
 // How a test runner's command line compares with the check's own command: the words of the command (and of the
 // package.json script it runs), an option as typed, and whether the command gives an option the same value.
-import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { split } from 'shlex'
+import { packageScripts, SEPARATOR, shellWords } from '../config/scripts.js'
 import type { ResolvedCheck } from '../types.js'
 
 /** An option as typed (`--test-path-ignore-patterns`, `-c`) in camel case, and its inline value; null for a plain word. */
@@ -28,9 +27,6 @@ export function commandGives(check: ResolvedCheck, names: readonly string[], val
     return given !== undefined && (given === value || resolve(check.cwd, given) === target)
   })
 }
-
-// What ends one command of a shell line.
-const SEPARATOR = /^(?:&&|\|\||;|\||&)$/
 
 /**
  * The first option on a test runner's command line (`argv`, after its script) that the check's own command does not
@@ -118,14 +114,6 @@ export function commandWords(check: ResolvedCheck): string[] {
   return [...words, ...expand(words, 3)]
 }
 
-function shellWords(command: string): string[] {
-  try {
-    return split(command)
-  } catch {
-    return command.split(/\s+/)
-  }
-}
-
 // `npm test`, `npm run x`, `npm run-script x`, `pnpm [run] x`, `yarn [run] x`, `bun run x`: the script's name.
 function scriptName(words: readonly string[]): string | undefined {
   const [tool, first, second] = words
@@ -143,13 +131,4 @@ function passedOn(words: readonly string[]): string[] {
   if (dashes >= 0) return command.slice(dashes + 1)
   if (command[0] === 'npm') return []
   return command.slice(command[1] === 'run' ? 3 : 2)
-}
-
-function packageScripts(dir: string): Record<string, unknown> {
-  try {
-    const scripts = (JSON.parse(readFileSync(resolve(dir, 'package.json'), 'utf8')) as { scripts?: unknown }).scripts
-    return scripts && typeof scripts === 'object' ? (scripts as Record<string, unknown>) : {}
-  } catch {
-    return {}
-  }
 }

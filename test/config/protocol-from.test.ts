@@ -2,6 +2,8 @@
 // evidence against the protocol as the config at that git ref defines it, so a change that weakens or removes a check
 // in its own config is not approved. The protocol loaded from the ref has the same check digests as the same config in
 // the checkout (digests use paths relative to the project's folder).
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadProtocolFromRef } from '../../src/config/protocol-from.js'
 import { loadVerifyConfig } from '../../src/config/index.js'
@@ -143,6 +145,60 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
     expect(gate.code).toBe(3)
     const json = JSON.parse(gate.stdout) as { checks: { id: string; valid: boolean }[] }
     expect(json.checks.find((c) => c.id === 'test')?.valid).toBe(false)
+  })
+
+  it("a workspace package the trusted config extends is read as the ref holds it: the change's edit of it never runs", async () => {
+    const p = project('validity-manual', { git: true })
+    // As npm, yarn and pnpm install a workspace package: a link in node_modules to its folder in the repository.
+    p.write('packages/preset/package.json', JSON.stringify({ name: '@acme/verify-preset', version: '1.0.0', type: 'module', main: 'index.mjs' }))
+    // Its own dependency, installed in its own node_modules (ignored, so not in the ref's tree).
+    p.write('packages/preset/node_modules/preset-dep/package.json', JSON.stringify({ name: 'preset-dep', type: 'module', main: 'index.mjs' }))
+    p.write('packages/preset/node_modules/preset-dep/index.mjs', "export const gate = 'sh bin/count.sh'\n")
+    p.write('packages/preset/index.mjs', "import { gate } from 'preset-dep'\nexport default { checks: { gate } }\n")
+    mkdirSync(p.path('node_modules/@acme'))
+    symlinkSync(join('..', '..', 'packages', 'preset'), p.path('node_modules/@acme/verify-preset'))
+    p.write(
+      'verify.config.ts',
+      "import { defineProtocol } from 'verify-protocol'\nexport default defineProtocol({ extends: ['@acme/verify-preset'], checks: { build: 'sh bin/count.sh' } })\n",
+    )
+    p.git('add', '-A')
+    p.git(...COMMIT, 'a workspace preset')
+    p.git('checkout', '-q', '-b', 'change')
+    // The change drops the preset's check, and its code leaves a mark when it runs.
+    const mark = join(p.outside, 'preset-ran')
+    p.write(
+      'packages/preset/index.mjs',
+      `import { writeFileSync } from 'node:fs'\nwriteFileSync(${JSON.stringify(mark)}, 'ran')\nexport default { checks: {} }\n`,
+    )
+    p.git(...COMMIT, 'drop the gate', '-a')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    rmSync(mark, { force: true })
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout + gate.stderr).toBe(3)
+    expect(gate.stdout).toMatch(/gate\s+pending — no evidence recorded/)
+    expect(existsSync(mark)).toBe(false)
+  })
+
+  it('a change to the package.json script a check runs is a change of its definition: not approved', async () => {
+    const p = repository()
+    p.write('package.json', JSON.stringify({ name: 'p', private: true, scripts: { build: 'sh bin/count.sh', pretest: 'true' } }, null, 2))
+    p.write('verify.config.ts', TRUSTED.replace("'sh bin/count.sh'", "'npm run --silent build'"))
+    p.git('add', '-A')
+    p.git(...COMMIT, 'build through its script', '--amend')
+    p.git('branch', '-f', 'main')
+    p.write('ignored/fail-build', '')
+    p.write('package.json', JSON.stringify({ name: 'p', private: true, scripts: { build: 'true', pretest: 'true' } }, null, 2))
+    p.git(...COMMIT, 'weaken the build script', '-a')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    expect((await verifyInProcess(p, ['check'])).code).toBe(0)
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout).toBe(3)
+    expect(gate.stdout).toMatch(/build\s+stale — the check's definition changed/)
+    // What the script the check does not run says stays out of its definition.
+    const here = await loadVerifyConfig({ cwd: p.dir })
+    p.write('package.json', JSON.stringify({ name: 'p', private: true, scripts: { build: 'true', pretest: 'false' } }, null, 2))
+    const again = await loadVerifyConfig({ cwd: p.dir })
+    expect(checkDigest(again.protocol.checks[0]!, again.protocol)).toBe(checkDigest(here.protocol.checks[0]!, here.protocol))
   })
 
   it('verify merge --protocol-from judges the shards against the trusted protocol', async () => {

@@ -149,6 +149,18 @@ describe.concurrent('workspace binding in a git repository', { timeout: 90_000 }
     expect(build.reason).not.toMatch(/definition/)
   })
 
+  it('a check with `inputs` that runs a package.json script goes stale when the script changes', async () => {
+    const p = project('validity-git', { git: true })
+    p.write('package.json', JSON.stringify({ private: true, scripts: { docs: 'sh bin/count.sh' } }))
+    p.write('verify.config.ts', p.read('verify.config.ts').replace("command: 'sh bin/count.sh', inputs", "command: 'npm run --silent docs', inputs"))
+    expect((await p.verify('run')).code).toBe(0)
+    // The script now passes whatever the docs say: outside the check's inputs, but part of what the check runs.
+    p.write('package.json', JSON.stringify({ private: true, scripts: { docs: 'true' } }))
+    const judged = await judge(p)
+    expect(judged.code).toBe(3)
+    expect(status(judged, 'docs').issues).toEqual([expect.stringMatching(/definition changed/)])
+  })
+
   it('`--max-age` shorter than the evidence age makes it stale; a longer one keeps it valid', async () => {
     const p = await recorded()
     await new Promise((resolve) => setTimeout(resolve, 20))
