@@ -3,7 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { DURATION_RULE, parseDurationSetting } from '../duration.js'
 import { VerifyUsageError } from '../errors.js'
 import { inlineValueOnly, type FlagTable } from './flags.js'
-import { closest } from './suggest.js'
+import { closest } from '../suggest.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
 
@@ -11,11 +11,24 @@ type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; o
 
 /** Parses a command's words by its flag table (flags.ts); every mistake is a VerifyUsageError that says what to do. */
 export function parse<const O extends Options & FlagTable>(command: string, argv: string[], options: O): Parsed<O> {
-  let parsed: Parsed<O>
+  let parsed: Parsed<O> & { tokens: { kind: string; name?: string; value?: string | undefined }[] }
   try {
-    parsed = parseArgs({ args: inlineValueOnly(options, argv), options, allowPositionals: true, allowNegative: true, strict: true })
+    parsed = parseArgs({ args: inlineValueOnly(options, argv), options, allowPositionals: true, allowNegative: true, strict: true, tokens: true })
   } catch (error) {
     throw new VerifyUsageError(`${parseProblem(command, error, options, argv)} Run \`verify ${command} --help\` for the options.`)
+  }
+  // `--shard 1/2 --shard 2/2`: the last one winning unsaid would run what the user did not mean.
+  const given = new Map<string, string>()
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option' || token.name === undefined || token.value === undefined) continue
+    const option = options[token.name] as FlagTable[string] | undefined
+    if (option?.type !== 'string' || option.multiple) continue
+    const before = given.get(token.name)
+    if (before !== undefined && before !== token.value)
+      throw new VerifyUsageError(
+        `--${token.name} was given twice ("${before}" and "${token.value}"): give it once. Run \`verify ${command} --help\` for the options.`,
+      )
+    given.set(token.name, token.value)
   }
   // `--evidence=` or `--cwd ''` names nothing: going on with the default instead would be a surprise.
   for (const [name, value] of Object.entries(parsed.values)) {

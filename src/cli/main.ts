@@ -9,7 +9,7 @@ import { VALUE_FLAGS } from './flags.js'
 import { APPROVE_HELP, CHECK_HELP, HELP, HOOK_HELP, INIT_HELP, LIST_HELP, MERGE_HELP, RUN_HELP, SCHEMA_HELP } from './help.js'
 import { lostOutput, processIO, type CliIO } from './io.js'
 import { safeIO } from './output.js'
-import { closest } from './suggest.js'
+import { closest } from '../suggest.js'
 
 type Command = (argv: string[], io: CliIO) => Promise<number>
 

@@ -154,6 +154,8 @@ const ADVICE: Record<string, string> = {
  * what to do — so a long run never ends with results it cannot keep.
  */
 export function evidenceLocationProblem(evidencePath: string, logDir: string): string | null {
+  if (isStreamPath(evidencePath))
+    return `--evidence ${evidencePath} names a stream, not a file: the evidence is written aside and renamed over its file, which a stream cannot be. Name a file (e.g. .verify/evidence.json); \`--reporter json\` prints the run as JSON on standard output. Nothing was run.`
   try {
     const target = statOrNull(evidencePath)
     if (target?.isDirectory())
@@ -181,6 +183,8 @@ export function evidenceLocationProblem(evidencePath: string, logDir: string): s
  * cannot be written is refused before it starts, not told so at its end. `source` names the reporter.
  */
 export function reportLocationProblem(file: string, source: string): string | null {
+  // Written to as it is, appended to when it leads to a file (reporters/output.ts): the file is the user's output.
+  if (isStreamPath(file)) return null
   try {
     const target = statOrNull(file)
     if (target?.isDirectory()) return `Cannot write the ${source} report at ${file}: it is not a file but a folder. Name a file. Nothing was run.`
@@ -198,6 +202,16 @@ export function reportLocationProblem(file: string, source: string): string | nu
     if (!(error instanceof FolderError)) throw error
     return `Cannot write the ${source} report at ${file}: ${error.message}; ${adviceFor(error)}, or name another file. Nothing was run.`
   }
+}
+
+/**
+ * A path that stands for one of the process's streams or a device: `/dev/stdout`, `/dev/fd/3`, `/proc/self/fd/1`,
+ * `/dev/null`. Whatever it leads to (a terminal, a pipe, the file standard output was redirected to) is written as it
+ * is, never replaced.
+ */
+export function isStreamPath(file: string): boolean {
+  const at = path.resolve(file)
+  return at.startsWith('/dev/') || /^\/proc\/(?:self|thread-self|\d+)\/fd\/\d+$/.test(at)
 }
 
 function openOrExplain(file: string): number {

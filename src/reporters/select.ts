@@ -1,8 +1,9 @@
 // Which reporters a run uses: `--reporter name[=file]` flags, else the config's `reporters`, else `default`
 // (`agent` under a coding agent); `github-actions` joins them when running in GitHub Actions.
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { detectAgent } from 'std-env'
 import { VerifyUsageError } from '../errors.js'
+import { closest } from '../suggest.js'
 import type { ReporterEntry } from '../types.js'
 import { asReporter, loadReporterModule } from './custom.js'
 import { releaseStdout } from '../stdout.js'
@@ -40,7 +41,7 @@ function builtinOptions(name: string, options: Record<string, unknown>, rootDir:
   if (unknown.length || (options.file !== undefined && typeof options.file !== 'string')) {
     throw new VerifyUsageError(`reporters: the built-in reporter "${name}" takes { file?: string }, got ${JSON.stringify(options)}`)
   }
-  return typeof options.file === 'string' ? { file: resolve(rootDir, options.file) } : {}
+  return typeof options.file === 'string' && isReporterName(name) ? { file: reportFile(name, options.file, rootDir) } : {}
 }
 
 function fromConfig(entries: readonly ReporterEntry[], rootDir: string): Entry[] {
@@ -54,13 +55,36 @@ function fromConfig(entries: readonly ReporterEntry[], rootDir: string): Entry[]
   })
 }
 
+// What a report is called in a folder named with a trailing slash (`--reporter junit=reports/`).
+const FILE_NAMES: Record<ReporterName, string> = {
+  default: 'verify.txt',
+  verbose: 'verify.log',
+  json: 'verify.json',
+  junit: 'junit.xml',
+  markdown: 'verify.md',
+  'github-actions': 'verify-github-actions.txt',
+  agent: 'verify-agent.txt',
+}
+
+/** A report's file: a path ending with a slash names a folder, and the report goes into it under its usual name. */
+function reportFile(name: ReporterName, file: string, base: string): string {
+  return /[\\/]$/.test(file) ? join(resolve(base, file), FILE_NAMES[name]) : resolve(base, file)
+}
+
+function unknownReporter(name: string): VerifyUsageError {
+  const near = closest(name, Object.keys(REPORTERS))
+  // `./tools/notify.mjs`, `@acme/reporter`: a module, which the command line does not load.
+  const module = /[./\\]/.test(name) ? ` A reporter module is named in the config's \`reporters\` (reporters: ['${name}']), not with --reporter.` : ''
+  return new VerifyUsageError(
+    `Unknown reporter "${name}"${near ? ` — did you mean "${near}"?` : '.'} Reporters: ${Object.keys(REPORTERS).join(', ')}.${module}`,
+  )
+}
+
 function fromCli(specs: readonly string[], cwd: string): Entry[] {
   return specs.map((spec) => {
     const [name = '', file] = spec.split(/=(.*)/s)
-    if (!isReporterName(name)) {
-      throw new VerifyUsageError(`Unknown reporter "${name}". Reporters: ${Object.keys(REPORTERS).join(', ')}.`)
-    }
-    return { kind: 'builtin', name, ...(file ? { file: resolve(cwd, file) } : {}) }
+    if (!isReporterName(name)) throw unknownReporter(name)
+    return { kind: 'builtin', name, ...(file ? { file: reportFile(name, file, cwd) } : {}) }
   })
 }
 

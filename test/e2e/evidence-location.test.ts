@@ -150,6 +150,29 @@ describe('an evidence location that cannot be written is refused before anything
     expect(lstatSync(link).isSymbolicLink()).toBe(true)
   })
 
+  it('a report to /dev/stdout redirected to a log is appended to it; evidence at /dev/stdout is refused as a stream', async () => {
+    // Spawned: /dev/stdout is the process's own standard output, here a file the shell appends to.
+    const log = join(work, 'ci.log')
+    writeFileSync(log, 'earlier lines\n')
+    const bin = join(ROOT, 'bin', 'verify.cjs')
+    const shell = (args: string) =>
+      execFileSync('sh', ['-c', `"${process.execPath}" "${bin}" marker --no-color ${args} >> "${log}"; echo $?`], {
+        cwd: PROJECT,
+        env: { ...process.env, E2E_TMP: work, CI: '', GITHUB_ACTIONS: '' },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 20_000,
+      }).trim()
+    expect(shell(`--evidence "${join(work, 'stream-report.json')}" --reporter junit=/dev/stdout`)).toBe('0')
+    const text = readFileSync(log, 'utf8')
+    expect(text.startsWith('earlier lines\n')).toBe(true)
+    expect(text).toContain('<testsuites name="verify"')
+    rmSync(join(work, 'marker.ran'), { force: true })
+    expect(shell('--evidence /dev/stdout')).toBe('2')
+    expect(existsSync(join(work, 'marker.ran'))).toBe(false)
+    expect(readFileSync(log, 'utf8')).toBe(text)
+  })
+
   it('an evidence path that ends with a slash is a folder: the evidence goes into it as evidence.json', async () => {
     const folder = join(work, 'into-this')
     const result = await verify('marker', `${folder}/`)

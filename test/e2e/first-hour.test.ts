@@ -83,6 +83,12 @@ describe('typos', () => {
     [['run', '--sequntial'], /has no option --sequntial — did you mean --sequential\?/],
     [['check', '--requre-signature'], /did you mean --require-signature\?/],
     [['run', '--only'], /^verify: --only needs a value\./m],
+    [['run', '--only', 'bulid'], /No check "bulid" in protocol "all-pass" — did you mean "build"\? Checks: /],
+    [['run', '--reporter', 'jnuit'], /Unknown reporter "jnuit" — did you mean "junit"\?/],
+    [['run', '--reporter', './tools/notify.mjs'], /A reporter module is named in the config's `reporters`/],
+    [['run', '--only', 'build', '--skip', 'build'], /--only and --skip both name "build"/],
+    [['run', '--sequential', '--concurrency', '3'], /--sequential runs one check at a time and --concurrency 3 asks for more/],
+    [['run', '--shard', '1/2', '--shard', '2/2'], /^verify: --shard was given twice \("1\/2" and "2\/2"\): give it once\./m],
   ])('verify %j answers in its own words', async (args, expected) => {
     // The bin for the first; the same words come from cli() for the others.
     const result = await (args[0] === 'lsit' ? runCli : runCliInProcess)(args, { cwd: fixture('all-pass') })

@@ -55,6 +55,12 @@ describe('command line', () => {
     expect(io.out()).toMatch(/^### ❌ verify: rejected/)
   })
 
+  test('name=<folder>/ writes the report into the folder under its usual name', async () => {
+    await play(['junit=reports/ci/', 'markdown=reports/ci/'], fakeIO())
+    expect(readFileSync(join(tmp, 'reports', 'ci', 'junit.xml'), 'utf8')).toContain('<testsuites')
+    expect(readFileSync(join(tmp, 'reports', 'ci', 'verify.md'), 'utf8')).toMatch(/^### ❌ verify: rejected/)
+  })
+
   test('an unknown name is a usage error that lists the reporters', async () => {
     const error = await createReporters(['fancy'], fakeIO(), false).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(VerifyUsageError)

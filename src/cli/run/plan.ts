@@ -15,6 +15,7 @@ import { createChecklist, selectChecks } from '../../runner/schedule.js'
 import { partitionShards, parseShard } from '../../runner/shard.js'
 import type { Checklist, Reporter } from '../../types.js'
 import type { Invocation } from '../../verdict/invocation.js'
+import { closest } from '../../suggest.js'
 import { priorResults, type PriorResults } from '../../verdict/prior.js'
 import type { Share } from '../../verdict/run-summary.js'
 import { duration, list, parse, positiveInt } from '../args.js'
@@ -60,6 +61,8 @@ export interface RunPlan {
 export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): Promise<RunPlan> {
   const { values, positionals } = parse('run', argv, RUN_FLAGS)
   if (positionals.length > 1) throw new VerifyUsageError(`verify run takes one protocol name, got: ${positionals.join(' ')}`)
+  if (values.sequential && values.concurrency !== undefined)
+    throw new VerifyUsageError(`--sequential runs one check at a time and --concurrency ${values.concurrency} asks for more: give one of them.`)
   const context = await commandContext(rawIO, values, positionals[0], {
     ...(values.sequential ? { parallel: false } : {}),
     ...(values['fail-fast'] ? { failFast: true } : {}),
@@ -78,8 +81,12 @@ export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): 
   const only = list(values.only)
   const skip = list(values.skip)
   for (const id of [...(only ?? []), ...(skip ?? [])]) {
-    if (!ids.has(id)) throw new VerifyUsageError(`No check "${id}" in protocol "${protocol.name}". Checks: ${[...ids].join(', ')}.`)
+    if (ids.has(id)) continue
+    const near = closest(id, [...ids])
+    throw new VerifyUsageError(`No check "${id}" in protocol "${protocol.name}"${near ? ` — did you mean "${near}"?` : '.'} Checks: ${[...ids].join(', ')}.`)
   }
+  const both = only?.filter((id) => skip?.includes(id)) ?? []
+  if (both.length > 0) throw new VerifyUsageError(`--only and --skip both name ${both.map((id) => `"${id}"`).join(', ')}: a check is either run or left out.`)
   const color = useColor(io, values.color)
   // How to run this protocol again, for reporters that suggest the next command.
   const invocation = [
