@@ -20,10 +20,11 @@ export type SignatureCheck = { valid: true } | { valid: false; reason: string }
 
 /** Checks the file's signature with the key; unsigned, malformed, altered or wrongly keyed evidence is invalid. */
 export function verifySignature(file: EvidenceFile, key: string | undefined): SignatureCheck {
-  if (!key) return { valid: false, reason: `${SIGNING_KEY_ENV} is not set, so the signature cannot be checked` }
   // Read as untrusted input: the file may hold anything under "signature".
   const signature = (file as { signature?: unknown }).signature
+  // First: without a signature, no key would help.
   if (signature === undefined) return { valid: false, reason: 'the evidence is not signed' }
+  if (!key) return { valid: false, reason: `${SIGNING_KEY_ENV} is not set, so the signature cannot be checked` }
   if (typeof signature !== 'object' || signature === null || Array.isArray(signature)) {
     return { valid: false, reason: `the signature is malformed (${JSON.stringify(signature)}): expected {"alg": "hmac-sha256", "value": "<64 hex digits>"}` }
   }

@@ -65,7 +65,12 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
   lines.push(`${c.dim(' Checks ')} ${counts.join(c.dim(' · '))} ${c.dim(`(${summary.total}${reuse ? `; ${reuse}` : ''})`)}`)
   if (flaky.length) lines.push(`${c.dim(' Flaky  ')} ${c.yellow(untrusted(flaky.join(', ')))} ${c.dim('passed only on a retry')}`)
   if (Number.isFinite(ms)) lines.push(`${c.dim(' Time   ')} ${formatDuration(ms)}`)
-  lines.push(`${c.dim(' Verdict')} ${verdictLine(summary.verdict, c)}`)
+  // A shard's job answers for its share; the file's verdict, never approved for a share, waits for `verify merge`.
+  const share = outcome.file.shard
+  const verdict = share
+    ? `${verdictLine(share.verdict, c)} ${c.dim(`for shard ${share.index}/${share.total}'s share (the protocol's: ${summary.verdict}, until the shards are merged)`)}`
+    : verdictLine(summary.verdict, c)
+  lines.push(`${c.dim(' Verdict')} ${verdict}`)
   for (const issue of summary.issues) lines.push(`   ${c.red('•')} ${untrusted(issue)}`)
   for (const warning of summary.warnings) lines.push(`   ${c.yellow('•')} ${untrusted(warning)}`)
   for (const recommendation of summary.recommendations) lines.push(`   ${c.cyan('→')} ${untrusted(recommendation)}`)

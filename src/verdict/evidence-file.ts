@@ -41,9 +41,11 @@ export function judgeEvidenceFile(file: EvidenceFile, expect: FileExpectations):
   if (expect.signingKey || expect.requireSignature) {
     const signature = verifySignature(file, expect.signingKey)
     if (!signature.valid) {
-      const how = !expect.signingKey
-        ? `Set ${SIGNING_KEY_ENV} to the key the evidence was signed with`
-        : `Record the evidence again where ${SIGNING_KEY_ENV} is set (the job that holds the key): \`npx verify run\``
+      const unsigned = (file as { signature?: unknown }).signature === undefined
+      const how =
+        !expect.signingKey && !unsigned
+          ? `Set ${SIGNING_KEY_ENV} to the key the evidence was signed with`
+          : `Record the evidence again where ${SIGNING_KEY_ENV} is set (the job that holds the key): \`npx verify run\``
       refuse(`the evidence file's signature: ${signature.reason}`, how, true)
     }
   }

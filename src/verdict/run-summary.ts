@@ -46,11 +46,21 @@ export function summarizeRun(results: readonly CheckResult[], strictMode: boolea
   const summary = summarize(results, strictMode, { ...base, partial: shard !== undefined })
   summary.warnings = [...(options.warnings?.lead ?? []), ...summary.warnings, ...(options.warnings?.trail ?? [])]
   if (!shard) return { summary, verdict: summary.verdict }
+  const merge = "`verify merge` the shards' evidence for the protocol's verdict."
+  if (shard.checks.size === 0) {
+    // More shards than groups of checks that run together: this one has nothing to run, and nothing to fail.
+    const said = `Shard ${shard.index}/${shard.total} has none of the ${results.length} checks (more shards than groups of checks that run together): nothing to run. ${merge}`
+    return {
+      summary: { ...summary, issues: [], recommendations: [], warnings: [said, ...summary.warnings] },
+      verdict: 'approved',
+      shard: { index: shard.index, total: shard.total, checks: [], verdict: 'approved' },
+    }
+  }
   const own = shareSummary(results, strictMode, shard.checks, base)
-  const said = `Shard ${shard.index}/${shard.total} ran ${shard.checks.size} of ${results.length} checks: verdict ${own.verdict} for its share. \`verify merge\` the shards' evidence for the protocol's verdict.`
+  const said = `Shard ${shard.index}/${shard.total} ran ${shard.checks.size} of ${results.length} checks: verdict ${own.verdict} for its share. ${merge}`
   return {
     summary: { ...summary, issues: own.issues, recommendations: own.recommendations, warnings: [said, ...summary.warnings] },
-    verdict: shard.checks.size === 0 ? 'approved' : own.verdict,
+    verdict: own.verdict,
     shard: { index: shard.index, total: shard.total, checks: [...shard.checks], verdict: own.verdict },
   }
 }

@@ -58,10 +58,7 @@ function describe(result: CheckResult, options: Required<Pick<SummaryOptions, 'l
           : `Run \`${options.command}\` again once the failures above are fixed`,
       }
     case 'skipped':
-      return {
-        issue: `Check skipped: ${result.name}${why}`,
-        recommendation: `Run \`${options.command}\` with "${result.id}" selected once what it waits for passes`,
-      }
+      return { issue: `Check skipped: ${result.name}${why}`, recommendation: skippedAdvice(result, options.command) }
     case 'pending_manual':
       return {
         issue: `Waiting for approval: ${result.name}${why}`,
@@ -85,6 +82,22 @@ function describe(result: CheckResult, options: Required<Pick<SummaryOptions, 'l
     case 'passed':
       return { issue: '', recommendation: '' }
   }
+}
+
+/** What records a skipped check's evidence, by why it was skipped (the reasons runner/schedule.ts and shards give). */
+function skippedAdvice(result: CheckResult, command: string): string {
+  const reason = result.reason ?? ''
+  const id = result.id
+  const dependency = /^its dependency "([^"]+)" did not pass/.exec(reason)?.[1]
+  if (dependency !== undefined) return `Fix "${dependency}", then run \`${command}\` again: "${id}" runs once it passes`
+  if (reason.startsWith('its dependencies can never run')) return `Fix the \`dependsOn\` of "${id}" in the config: what it waits for can never run`
+  if (reason === 'left out with --skip') return `Run \`${command} --only ${id}\` (or the run without --skip ${id}) to record its evidence`
+  if (reason === 'not selected with --only') return `Run \`${command} --only ${id}\` (or the run without --only) to record its evidence`
+  if (reason.startsWith('optional check skipped')) return `Run \`${command}\` without --skip-optional (or skipOptional: false) to record it`
+  if (reason === "its shard's evidence was not merged")
+    return `Merge the evidence of the shard that runs "${id}" as well: \`npx verify merge <every shard's file>\``
+  if (reason.startsWith('runs in another shard')) return `The shard that runs "${id}" records it: \`npx verify merge\` every shard's evidence`
+  return `Run \`${command}\` to record the evidence of "${id}"`
 }
 
 // Processes a check left that verify had to kill outside its group, or that held its output open (SPEC §4).

@@ -101,6 +101,12 @@ describe.concurrent('verify check --require-signature', { timeout: 90_000 }, () 
     const check = await p.verify('check', ['--require-signature'], withKey())
     expect(check.code, diagnose(check)).toBe(1)
     expect(check.stdout).toMatch(/not signed/)
+    // Without a key either: it is the signature that is missing, and a key would not help.
+    const keyless = await p.verify('check', ['--require-signature'])
+    expect(keyless.code).toBe(1)
+    expect(keyless.stdout).toMatch(/the evidence is not signed/)
+    expect(keyless.stdout).toMatch(/Record the evidence again where VERIFY_SIGNING_KEY is set/)
+    expect(keyless.stdout).not.toMatch(/the key the evidence was signed with/)
   })
 
   it('an approval given with the key re-signs the evidence, and it passes', async () => {

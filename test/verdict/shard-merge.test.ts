@@ -56,6 +56,18 @@ describe('a shard’s own evidence', { timeout: 90_000 }, () => {
     expect(check.code, check.stdout).toBe(3)
     expect(check.stdout).toMatch(/verify merge/)
   })
+
+  it("says the share's verdict as its verdict; an empty share (more shards than checks) has nothing to run, exit 0", async () => {
+    const p = shardedProject()
+    const share = await verifyInProcess(p, ['run', '--shard', '2/2', '--evidence', '.verify/s2.json', '--no-color'])
+    expect(share.code).toBe(0)
+    expect(share.stdout).toMatch(/Verdict APPROVED for shard 2\/2's share \(the protocol's: incomplete, until the shards are merged\)/)
+    const empty = await verifyInProcess(p, ['run', '--shard', '3/3', '--evidence', '.verify/s3.json', '--no-color'])
+    expect(empty.code, empty.stdout).toBe(0)
+    expect(empty.stdout).toMatch(/Shard 3\/3 has none of the 3 checks \(more shards than groups of checks that run together\): nothing to run/)
+    expect(empty.stdout).not.toMatch(/No check ran|INCOMPLETE for/)
+    expect((JSON.parse(p.read('.verify/s3.json')) as { shard: { verdict: string } }).shard.verdict).toBe('approved')
+  })
 })
 
 describe('verify merge judges every shard with the acceptance rule', { timeout: 90_000 }, () => {

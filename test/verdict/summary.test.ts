@@ -95,6 +95,16 @@ describe('summarize: issues and recommendations', () => {
     expect(advice(afterFailure)).toContain('Run `npx verify` again once the failures above are fixed')
   })
 
+  it.each([
+    ['its dependency "build" did not pass (failed)', 'Fix "build", then run `npx verify` again: "x" runs once it passes'],
+    ['left out with --skip', 'Run `npx verify --only x` (or the run without --skip x) to record its evidence'],
+    ['not selected with --only', 'Run `npx verify --only x` (or the run without --only) to record its evidence'],
+    ["its shard's evidence was not merged", 'Merge the evidence of the shard that runs "x" as well: `npx verify merge <every shard\'s file>`'],
+    ['optional check skipped (skipOptional)', 'Run `npx verify` without --skip-optional (or skipOptional: false) to record it'],
+  ])('a check skipped because %s gets advice for that reason', (reason, recommendation) => {
+    expect(summarize([result('x', 'skipped', { reason })], false).recommendations).toEqual([recommendation])
+  })
+
   it('puts the reason of a check in its issue', () => {
     const summary = summarize([result('test', 'skipped', { reason: 'its dependency "build" did not pass (failed)' }), result('build', 'failed')], false)
     expect(summary.issues).toContain('Check skipped: Check test (its dependency "build" did not pass (failed))')
