@@ -13,8 +13,8 @@ export async function runCommand(argv: string[], rawIO: CliIO, extras: RunExtras
   const supervision = supervise(plan, rawIO, extras)
   try {
     const runWarnings = await executeRun(plan, supervision, rawIO)
-    const finalised = await finaliseRun(plan, supervision.interrupted(), runWarnings)
-    return await reportRun(plan, finalised, supervision)
+    const finalised = await finaliseRun(plan, supervision, runWarnings)
+    return await reportRun(plan, finalised)
   } finally {
     supervision.end()
     plan.lock.release()

@@ -1,11 +1,32 @@
 // End to end: supervision of check processes (SPEC §4) — timeouts kill the whole group, SIGTERM-proof
 // checks get SIGKILL after the grace period, leftovers are reaped, fail-fast cancels, signals to verify
 // interrupt the run, and stdin is closed. Every pid a fixture started must be dead when verify exits.
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cleanup, diagnose, fixture, isAlive, processesWithEnv, readPids, sandbox, sleep, STACK_LINE, survivors, waitForFile } from '../helpers/cli.js'
+import {
+  BIN,
+  cleanup,
+  diagnose,
+  fixture,
+  isAlive,
+  processesWithEnv,
+  readEvidence,
+  readPids,
+  sandbox,
+  sleep,
+  STACK_LINE,
+  survivors,
+  waitForFile,
+} from '../helpers/cli.js'
+import { cliEnvironment } from '../helpers/in-process.js'
+import { project, removeProjects } from '../helpers/project.js'
 
-afterAll(cleanup)
+afterAll(async () => {
+  await cleanup()
+  removeProjects()
+})
 
 const SUPERVISION = fixture('supervision')
 
@@ -131,6 +152,46 @@ describe.concurrent('interruption', () => {
 
     expect(pids).toHaveLength(3)
     expect(await survivors(pids, 250)).toEqual([])
+  })
+})
+
+describe('interruption once the checks are over', () => {
+  // The check writes 48 MiB into the workspace and ends: the run then fingerprints the workspace again (the drift
+  // check), which git takes a while over. The signal lands there: to the process group (Ctrl-C in a terminal, which
+  // kills that git as well), or to verify alone.
+  test.each([
+    ['the process group', 'SIGINT', 130],
+    ['verify alone', 'SIGTERM', 143],
+  ] as const)('%s gets %s during the drift check: exit %i, the evidence written as interrupted', async (target, signal, code) => {
+    const p = project('validity-manual', { git: true })
+    p.write('verify.config.ts', `export default { checks: { build: 'head -c 50331648 /dev/urandom > out.bin && touch "$VALIDITY_OUTSIDE/wrote"' } }\n`)
+    const child = spawn(process.execPath, [BIN, '--no-color'], {
+      cwd: p.dir,
+      env: cliEnvironment({ VALIDITY_OUTSIDE: p.outside }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => child.once('close', (status) => resolve(status)))
+    try {
+      await waitForFile(join(p.outside, 'wrote'))
+      await sleep(300)
+      process.kill(target === 'verify alone' ? (child.pid as number) : -(child.pid as number), signal)
+      expect(await exited, output).toBe(code)
+    } finally {
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    const file = readEvidence(p.evidencePath)
+    expect(file.interrupted).toBe(signal)
+    expect(file.summary.verdict).toBe('incomplete')
+    expect(file.checks[0]?.status).toBe('passed')
+    expect(output).not.toMatch(/Cannot fingerprint|unexpected error/)
   })
 })
 

@@ -21,6 +21,8 @@ export interface Finalised {
   summary: Summary
   /** What the run answers with: a shard's, for its own share. */
   verdict: Verdict
+  /** The signal the record was written as interrupted by; a signal after it does not change what the run answers. */
+  interrupted: Signal | null
 }
 
 /** Checks that write into the workspace make their own evidence stale at once: say so, and which files. */
@@ -60,23 +62,56 @@ function record(plan: RunPlan, interrupted: Signal | null, warnings: RunSummaryO
   })
   const file = buildEvidenceFile(checklist, judged.summary, interrupted)
   if (judged.shard) file.shard = judged.shard
-  return { record: file, summary: judged.summary, verdict: judged.verdict }
+  return { record: file, summary: judged.summary, verdict: judged.verdict, interrupted }
 }
 
-/** The run's summary, verdict and evidence record once every check has settled. */
-export async function finaliseRun(plan: RunPlan, interrupted: Signal | null, runWarnings: readonly string[]): Promise<Finalised> {
+/**
+ * The drift warning, if the checks changed the workspace: null when they did not, or when a signal came first (the
+ * interrupted run is written at once, not after a fingerprint of a large tree). The check warns and never costs the
+ * run: a git that fails (killed by a Ctrl-C to the whole process group, say) is a warning too.
+ */
+async function driftWarning(plan: RunPlan, interruption: AbortSignal): Promise<string | null> {
   const { checklist, workspace } = plan
-  const trail = [...runWarnings]
-  // Only checks that ran could have changed the workspace.
-  if (!interrupted && checklist.results.some((r) => r.evidence && !r.evidence.reused && r.evidence.command !== null)) {
+  if (interruption.aborted) return null
+  let stop = () => {}
+  const interrupted = new Promise<null>((resolve) => {
+    stop = () => resolve(null)
+    interruption.addEventListener('abort', stop, { once: true })
+  })
+  const drift = (async () => {
     // What verify wrote beside the evidence during the run (the first logs, the run's record) is left out as well.
     const beside = await besideEvidence(
       plan.context.evidencePath,
       checklist.results.map((r) => r.id),
     )
-    const drift = await workspaceDrift(checklist.protocol.rootDir, workspace.workspace, [...workspace.leaveOut, ...beside], plan.context.evidencePath)
+    return workspaceDrift(checklist.protocol.rootDir, workspace.workspace, [...workspace.leaveOut, ...beside], plan.context.evidencePath)
+  })().catch((error: unknown) =>
+    interruption.aborted ? null : `Could not tell whether the checks changed the workspace while they ran: ${(error as Error).message.split('\n')[0]}`,
+  )
+  try {
+    return await Promise.race([drift, interrupted])
+  } finally {
+    interruption.removeEventListener('abort', stop)
+  }
+}
+
+/**
+ * The run's summary, verdict and evidence record once every check has settled. `interrupted()` is read once the drift
+ * check is over, so a signal during it makes the record an interrupted one.
+ */
+export async function finaliseRun(
+  plan: RunPlan,
+  supervision: { signal: AbortSignal; interrupted(): Signal | null },
+  runWarnings: readonly string[],
+): Promise<Finalised> {
+  const { checklist, workspace } = plan
+  const trail = [...runWarnings]
+  // Only checks that ran could have changed the workspace.
+  if (checklist.results.some((r) => r.evidence && !r.evidence.reused && r.evidence.command !== null)) {
+    const drift = await driftWarning(plan, supervision.signal)
     if (drift) trail.push(drift)
   }
+  const interrupted = supervision.interrupted()
   const finalised = record(plan, interrupted, { lead: [...plan.prior.warnings, ...plan.notes], trail })
   // The next commands as they must be typed: with this run's protocol, config, folder and evidence file.
   for (const summary of new Set([finalised.summary, finalised.record.summary])) {

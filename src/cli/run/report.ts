@@ -13,7 +13,7 @@ function ignoreUnwritten(error: unknown): void {
 }
 
 /** Saves and reports the run; returns the exit code. Results that could not be saved are still shown, then the error. */
-export async function reportRun(plan: RunPlan, finalised: Finalised, supervision: Supervision): Promise<number> {
+export async function reportRun(plan: RunPlan, finalised: Finalised): Promise<number> {
   const { context, checklist } = plan
   const { record, summary } = finalised
   const file = await saveEvidence(context, record).catch((error: unknown) => {
@@ -25,7 +25,7 @@ export async function reportRun(plan: RunPlan, finalised: Finalised, supervision
     summary,
     file: file instanceof EvidenceNotWrittenError ? file.file : file,
     evidencePath: context.evidencePath,
-    interrupted: supervision.interrupted(),
+    interrupted: finalised.interrupted,
   })
   if (file instanceof EvidenceNotWrittenError) throw file
   // The other reports exist now: the evidence records what they hold, so later commands leave exactly that out.
@@ -35,6 +35,7 @@ export async function reportRun(plan: RunPlan, finalised: Finalised, supervision
     const outputs = await describeOutputs(context.evidencePath, [...plan.workspace.carried, ...writes], copiesOf(plan))
     await saveEvidence(context, { ...record, workspace: { ...record.workspace, outputs } }).catch(ignoreUnwritten)
   }
-  const interrupted = supervision.interrupted()
-  return interrupted ? exitCodeOfSignal(interrupted) : exitCodeOfVerdict(finalised.verdict)
+  // The exit code says what the evidence says: a signal that came once the record was made (while it was saved or
+  // printed) found the run over.
+  return finalised.interrupted ? exitCodeOfSignal(finalised.interrupted) : exitCodeOfVerdict(finalised.verdict)
 }
