@@ -73,7 +73,7 @@ function record(plan: RunPlan, interrupted: Signal | null, warnings: RunSummaryO
 async function driftWarning(plan: RunPlan, interruption: AbortSignal): Promise<string | null> {
   const { checklist, workspace } = plan
   if (interruption.aborted) return null
-  let stop = () => {}
+  let stop: (() => void) | undefined
   const interrupted = new Promise<null>((resolve) => {
     stop = () => resolve(null)
     interruption.addEventListener('abort', stop, { once: true })
@@ -91,7 +91,7 @@ async function driftWarning(plan: RunPlan, interruption: AbortSignal): Promise<s
   try {
     return await Promise.race([drift, interrupted])
   } finally {
-    interruption.removeEventListener('abort', stop)
+    if (stop) interruption.removeEventListener('abort', stop)
   }
 }
 

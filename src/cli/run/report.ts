@@ -4,7 +4,6 @@ import { describeOutputs } from '../../evidence/outputs.js'
 import { EvidenceNotWrittenError } from '../../evidence/room.js'
 import { saveEvidence } from '../../evidence/save.js'
 import { exitCodeOfSignal, exitCodeOfVerdict } from '../exit-code.js'
-import type { Supervision } from './execute.js'
 import { copiesOf, type Finalised } from './finalise.js'
 import type { RunPlan } from './plan.js'
 
