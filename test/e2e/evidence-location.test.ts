@@ -8,7 +8,7 @@ import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, op
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { cleanup, diagnose, ROOT, runCli, STACK_LINE, type CliResult } from '../helpers/cli.js'
+import { cleanup, diagnose, ROOT, runCli, sleep, STACK_LINE, type CliResult } from '../helpers/cli.js'
 import { runCliInProcess } from '../helpers/in-process.js'
 import { MIB, PROJECT } from '../helpers/scenario.js'
 
@@ -171,6 +171,30 @@ describe('an evidence location that cannot be written is refused before anything
     expect(shell('--evidence /dev/stdout')).toBe('2')
     expect(existsSync(join(work, 'marker.ran'))).toBe(false)
     expect(readFileSync(log, 'utf8')).toBe(text)
+  })
+
+  it('a report to a FIFO goes to its reader; with no reader, the report is said lost and the run ends', async () => {
+    const fifo = join(work, 'report-fifo')
+    execFileSync('mkfifo', [fifo])
+    // Spawned: an open that waits for a reader would block the test's own process.
+    const alone = await verify('marker', join(work, 'fifo-evidence.json'), { spawned: true, args: ['--reporter', 'default', '--reporter', `junit=${fifo}`] })
+    expect(alone.killedByTest).toBe(false)
+    expect(alone.code, diagnose(alone)).toBe(0)
+    expect(alone.stderr).toMatch(/nothing reads the FIFO .*report-fifo, so its report is not written/)
+    rmSync(join(work, 'marker.ran'), { force: true })
+    const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] })
+    let read = ''
+    reader.stdout.on('data', (chunk: Buffer) => (read += chunk.toString()))
+    const done = new Promise((resolve) => reader.once('close', resolve))
+    await sleep(100)
+    const withReader = await verify('marker', join(work, 'fifo-evidence.json'), {
+      spawned: true,
+      args: ['--reporter', 'default', '--reporter', `junit=${fifo}`],
+    })
+    expect(withReader.code, diagnose(withReader)).toBe(0)
+    await done
+    expect(read).toContain('<testsuites name="verify"')
+    rmSync(join(work, 'marker.ran'), { force: true })
   })
 
   it('an evidence path that ends with a slash is a folder: the evidence goes into it as evidence.json', async () => {
