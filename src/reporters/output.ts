@@ -19,7 +19,7 @@ function expectReader(file: string): number | undefined {
   try {
     return openSync(file, constants.O_WRONLY | constants.O_NONBLOCK)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw new Error(`nothing reads the FIFO ${file}, so its report is not written`)
+    if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw new Error(`nothing reads the FIFO ${file}, so its report is not written`, { cause: error })
     throw error
   }
 }

@@ -1,12 +1,24 @@
 // `describeProtocol()` end to end with real Vitest runs: the checks as tests in Vitest's reporters, the evidence file
 // as `npx verify` writes it, the environment checks get, and no recursion when a check runs the same suite.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import { readEvidenceFile } from '../../src/evidence/store.js'
-import { cleanup } from '../helpers/cli.js'
+import { cleanup, readPids, sleep, survivors } from '../helpers/cli.js'
 import { checkLine, removeProjects } from '../helpers/project.js'
-import { killTools, runnerProject, runTool, VITEST_BIN, withoutOuterVitest } from './helpers.js'
+import { killTools, runnerProject, runTool, startTool, VITEST_BIN, withoutOuterVitest } from './helpers.js'
+
+function killTree(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // Already gone.
+  }
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  for (const until = Date.now() + timeoutMs; !condition(); await sleep(50)) if (Date.now() > until) throw new Error('timed out waiting')
+}
 
 afterEach(async () => {
   killTools()
@@ -88,6 +100,29 @@ describe('describeProtocol', () => {
       expect(p.evidence().summary.verdict).toBe('rejected')
     },
   )
+
+  test("Ctrl-C to Vitest ends the checks' processes (one ignores SIGTERM) and writes the evidence incomplete", { timeout: 60_000 }, async () => {
+    const p = runnerProject('vitest-protocol')
+    const pids = join(p.outside, 'pids')
+    p.write(
+      'verify.config.ts',
+      `export default { killGrace: '1s', checks: { long: 'echo $$ >> "${pids}"; sleep 41', stubborn: "trap '' TERM; echo $$ >> '${pids}'; sleep 42" } }\n`,
+    )
+    const vitest = startTool(VITEST_BIN, ['run'], p.dir)
+    await waitUntil(() => existsSync(pids) && readPids(pids).length === 2)
+    const started = readPids(pids)
+    try {
+      process.kill(-(vitest.child.pid as number), 'SIGINT')
+      await vitest.done
+      expect(await survivors(started, 3000)).toEqual([])
+    } finally {
+      // Each check leads a process group of its own: none may outlive the test, whatever it found.
+      for (const pid of started) killTree(pid)
+    }
+    const file = p.evidence()
+    expect(file.summary.verdict).toBe('incomplete')
+    expect(file.checks.map((c) => c.status)).toEqual(['cancelled', 'cancelled'])
+  })
 
   test('a check that runs the same Vitest suite finds the suite skipped inside it: nothing recurses', { timeout: 120_000 }, async () => {
     const p = runnerProject('vitest-recursion')

@@ -11,6 +11,7 @@ import { createChecklist } from '../../runner/schedule.js'
 import type { CheckResult, Checklist, ResolvedCheck, ResolvedProtocol, Summary } from '../../types.js'
 import { withEvidenceLock } from '../lock.js'
 import { shellEnvironment } from '../shell-env.js'
+import { superviseProtocol, type ProtocolSupervision } from './supervise.js'
 import { plainError } from '../test-run.js'
 import { isFailing } from '../../status.js'
 import { isBlocking } from '../../verdict/verdict.js'
@@ -77,6 +78,8 @@ interface ProtocolRun {
   checklist: Checklist
   settled: Map<string, Promise<CheckResult>>
   done: Promise<Summary>
+  /** Vitest cancelled the run (Ctrl-C, --bail, a time limit): running checks are killed, the rest cancelled. */
+  cancel(reason: string): void
 }
 
 function startRun(session: EvidenceSession, env: NodeJS.ProcessEnv): ProtocolRun {
@@ -85,15 +88,24 @@ function startRun(session: EvidenceSession, env: NodeJS.ProcessEnv): ProtocolRun
   const resolvers = new Map<string, { resolve: (result: CheckResult) => void; reject: (error: unknown) => void }>()
   const settled = new Map(protocol.checks.map((c) => [c.id, new Promise<CheckResult>((resolve, reject) => resolvers.set(c.id, { resolve, reject }))]))
   // One run at a time per evidence file, as `verify run`: the lock is held from the first check to the written file.
+  let supervision: ProtocolSupervision | undefined
+  let cancelled: string | undefined
   const done = withEvidenceLock(session.evidencePath, 'vitest describeProtocol', async () => {
-    const summary = await runVerification(checklist, {
-      env,
-      transform: session.redact,
-      logDir: session.logDir,
-      reporter: { onCheckEnd: (check, result) => resolvers.get(check.id)?.resolve(result) },
-    })
-    await saveEvidence(session, buildEvidenceFile(checklist, summary))
-    return summary
+    supervision = superviseProtocol(session, checklist)
+    if (cancelled !== undefined) supervision.cancel(cancelled)
+    try {
+      const summary = await runVerification(checklist, {
+        env,
+        transform: session.redact,
+        logDir: session.logDir,
+        signal: supervision.signal,
+        reporter: { onCheckEnd: (check, result) => resolvers.get(check.id)?.resolve(result) },
+      })
+      await saveEvidence(session, buildEvidenceFile(checklist, summary))
+      return summary
+    } finally {
+      supervision.end()
+    }
   })
   // A run that could not start (the lock) or write fails every test that waits for it, with its reason.
   done.catch((error: unknown) => {
@@ -101,12 +113,19 @@ function startRun(session: EvidenceSession, env: NodeJS.ProcessEnv): ProtocolRun
   })
   // Handled here too: a check whose test was filtered out is never awaited.
   for (const result of settled.values()) result.catch(() => {})
-  return { checklist, settled, done }
+  const cancel = (reason: string) => {
+    cancelled ??= reason
+    supervision?.cancel(reason)
+  }
+  return { checklist, settled, done, cancel }
 }
 
 function checkTest(check: ResolvedCheck, run: () => ProtocolRun, strictMode: boolean) {
   return async (context: TestContext) => {
-    const result = await run().settled.get(check.id)
+    const protocolRun = run()
+    // Vitest aborts a test's signal when the run is cancelled (Ctrl-C, --bail) or the test runs out of time.
+    context.signal.addEventListener('abort', () => protocolRun.cancel(`cancelled by Vitest (${String(context.signal.reason)})`), { once: true })
+    const result = await protocolRun.settled.get(check.id)
     if (!result) throw new VerifyError('E_USAGE', `check "${check.id}" did not settle`)
     // An optional check's failure only warns (SPEC §6.2): the Vitest run fails exactly when `npx verify` would.
     if (isFailing(result.status) && !isBlocking(result, strictMode)) return context.skip(`optional check, not blocking: ${howItEnded(result)}`)

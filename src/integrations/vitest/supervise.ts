@@ -1,0 +1,66 @@
+// describeProtocol's hold on the process while its protocol runs, as `verify run` has one (SPEC §4): Vitest cancelling
+// the run (Ctrl-C, --bail, a test's time limit) cancels the checks; a signal to the worker kills every process group
+// the checks started and writes the evidence as interrupted; the worker's exit kills them too; and a registry beside
+// the evidence names the groups, so the next run (`verify` or Vitest) cleans what a worker killed outright left.
+import { dirname, join } from 'node:path'
+import { buildEvidenceFile } from '../../evidence/record.js'
+import type { EvidenceSession } from '../../evidence/session.js'
+import { sealEvidence } from '../../evidence/sign.js'
+import { writeEvidenceFileSync } from '../../evidence/store.js'
+import { cleanDeadRuns, openRegistry } from '../../runner/registry.js'
+import { killAllGroups } from '../../runner/spawn.js'
+import type { Checklist } from '../../types.js'
+import { summarize } from '../../verdict/summary.js'
+
+export interface ProtocolSupervision {
+  /** Aborted when Vitest cancels the run: the checks are cancelled, the evidence written incomplete. */
+  readonly signal: AbortSignal
+  cancel(reason: string): void
+  /** Removes the handlers and closes the registry. */
+  end(): void
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
+/** Whatever had not settled is cancelled, and the evidence written at once: the process is about to end. */
+function writeInterrupted(session: EvidenceSession, checklist: Checklist, signal: string): void {
+  for (const result of checklist.results) {
+    if (result.status === 'running' || result.status === 'pending') Object.assign(result, { status: 'cancelled', reason: `interrupted by ${signal}` })
+  }
+  try {
+    const summary = summarize(checklist.results, checklist.protocol.strictMode, { interrupted: true })
+    writeEvidenceFileSync(session.evidencePath, sealEvidence(buildEvidenceFile(checklist, summary, signal), session.redact, session.signingKey))
+  } catch (error) {
+    process.stderr.write(`verify: cannot write the evidence at ${session.evidencePath} (${(error as Error).message})\n`)
+  }
+}
+
+export function superviseProtocol(session: EvidenceSession, checklist: Checklist): ProtocolSupervision {
+  const controller = new AbortController()
+  const runs = join(dirname(session.evidencePath), 'run')
+  // What an earlier run killed before it could clean up left behind, as `verify run` cleans it.
+  cleanDeadRuns(runs, [dirname(session.evidencePath)])
+  const registry = openRegistry(runs, checklist.runId)
+  const killEverything = () => {
+    killAllGroups('SIGKILL')
+    registry.close()
+  }
+  const handlers = SIGNALS.map((signal) => {
+    const handler = () => {
+      killEverything()
+      writeInterrupted(session, checklist, signal)
+      end()
+      // Then the signal does to the worker what it would have done: Vitest's own handling, or the default end.
+      process.kill(process.pid, signal)
+    }
+    return [signal, handler] as const
+  })
+  const end = () => {
+    for (const [signal, handler] of handlers) process.off(signal, handler)
+    process.off('exit', killEverything)
+    registry.close()
+  }
+  for (const [signal, handler] of handlers) process.on(signal, handler)
+  process.on('exit', killEverything)
+  return { signal: controller.signal, cancel: (reason) => controller.abort(reason), end }
+}
