@@ -120,11 +120,15 @@ function startRun(session: EvidenceSession, env: NodeJS.ProcessEnv): ProtocolRun
   return { checklist, settled, done, cancel }
 }
 
+function abortMessage(reason: unknown): string {
+  return (reason instanceof Error ? reason.message : String(reason)).replace(/\.$/, '')
+}
+
 function checkTest(check: ResolvedCheck, run: () => ProtocolRun, strictMode: boolean) {
   return async (context: TestContext) => {
     const protocolRun = run()
     // Vitest aborts a test's signal when the run is cancelled (Ctrl-C, --bail) or the test runs out of time.
-    context.signal.addEventListener('abort', () => protocolRun.cancel(`cancelled by Vitest (${String(context.signal.reason)})`), { once: true })
+    context.signal.addEventListener('abort', () => protocolRun.cancel(`Vitest (${abortMessage(context.signal.reason)})`), { once: true })
     const result = await protocolRun.settled.get(check.id)
     if (!result) throw new VerifyError('E_USAGE', `check "${check.id}" did not settle`)
     // An optional check's failure only warns (SPEC §6.2): the Vitest run fails exactly when `npx verify` would.
