@@ -10,7 +10,7 @@ import { VerifyConfigError } from '../errors.js'
 import { checkDigest } from '../evidence/digest.js'
 import { MASKED_VALUES, secretValues } from '../evidence/redact.js'
 import { flushOutput } from './flush.js'
-import { REQUEST_ENV, returnedOutcome, thrownOutcome, type FunctionOutcome, type FunctionRequest } from './function-result.js'
+import { outputFileOf, REQUEST_ENV, returnedOutcome, thrownOutcome, type FunctionOutcome, type FunctionRequest } from './function-result.js'
 
 const internals = process as unknown as { reallyExit: (code?: number) => never }
 // Kept before anything can replace them: the only way this process ends on its own (process.exit calls reallyExit).
@@ -40,7 +40,12 @@ async function finish(): Promise<never> {
   await flushOutput()
   const request = current as FunctionRequest
   try {
-    writeFileSync(`${request.resultFile}.tmp`, JSON.stringify(outcome ?? { error: 'the run function ended without a result' }))
+    const result: FunctionOutcome = outcome ?? { error: 'the run function ended without a result' }
+    if ('output' in result && result.output) {
+      writeFileSync(outputFileOf(request.resultFile), result.output)
+      delete result.output
+    }
+    writeFileSync(`${request.resultFile}.tmp`, JSON.stringify(result))
     renameSync(`${request.resultFile}.tmp`, request.resultFile)
   } catch {
     // No result file: verify reports that the process ended without a result.

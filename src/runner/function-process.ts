@@ -1,7 +1,7 @@
 // A function check loaded from a config runs in a Node process of its own (function-child.ts), started and supervised
 // by spawnSupervised exactly like a command: its own process group, stdin closed, output captured and masked, the
 // timeout (or cancellation) ends the whole group with SIGTERM → grace → SIGKILL. Its result comes back in a file.
-import { existsSync } from 'node:fs'
+import { createReadStream, existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { ProtocolSource, ResolvedCheck } from '../types.js'
 import type { OutputCapture } from './capture.js'
 import type { FunctionRunResult } from './function-check.js'
-import { REQUEST_ENV, type FunctionOutcome, type FunctionRequest } from './function-result.js'
+import { outputFileOf, REQUEST_ENV, type FunctionOutcome, type FunctionRequest } from './function-result.js'
 import { spawnSupervised } from './spawn.js'
 
 export interface FunctionProcessOptions {
@@ -82,7 +82,12 @@ export async function runFunctionProcess(check: ResolvedCheck, options: Function
       return { ...spawned, exitCode: null, error: `the function check's process ended without a result (${how})` }
     }
     if ('error' in outcome) return { ...spawned, exitCode: null, error: outcome.error }
-    if (outcome.output) options.capture.write(Buffer.from(outcome.output), 'stdout')
+    // The returned output, in chunks: a function that returns 100 MB of it does not make verify hold 100 MB.
+    try {
+      for await (const chunk of createReadStream(outputFileOf(request.resultFile))) options.capture.write(chunk as Buffer, 'stdout')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
     return { ...spawned, exitCode: outcome.passed ? 0 : 1, ...(outcome.metadata ? { metadata: outcome.metadata } : {}) }
   } finally {
     await rm(dir, { recursive: true, force: true })

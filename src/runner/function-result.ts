@@ -16,8 +16,13 @@ export interface FunctionRequest {
   checkDigest: string
   /** Variables the check's environment changed, with the value they had when verify loaded the config (null: unset). */
   loadEnv: Record<string, string | null>
-  /** Where the process writes its FunctionOutcome as JSON. */
+  /** Where the process writes its FunctionOutcome as JSON; the output it returned goes beside it (outputFileOf). */
   resultFile: string
+}
+
+/** The returned output, apart from the result: verify reads it in chunks, so its size never weighs on verify's memory. */
+export function outputFileOf(resultFile: string): string {
+  return `${resultFile}.output`
 }
 
 /** The outcome of what `run` returned (`true`, `false` or `{ passed, output?, metadata? }`). */
