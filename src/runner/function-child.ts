@@ -127,6 +127,12 @@ async function main(request: FunctionRequest): Promise<void> {
     check = protocol.checks.find((c) => c.id === request.checkId)
     masked = secretValues(Object.assign({}, env, ...protocol.checks.map((c) => c.env)))
     if (!check?.run || checkDigest(check, protocol) !== request.checkDigest) {
+      // The same config files, another definition: something in it is computed anew at each load.
+      if (check?.run && request.definedIn !== undefined && check.definedIn === request.definedIn) {
+        return settle({
+          error: `check "${request.checkId}" came out different when its process loaded the config again, though the config files did not change: a value computed as the config loads (Date.now(), a random port, a temporary folder) is part of its definition (its env, cwd, inputs…). A function check's definition must be the same at every load: compute such values inside \`run\``,
+        })
+      }
       return settle({ error: `the config changed while verify ran: check "${request.checkId}" is no longer the function verify loaded; run verify again` })
     }
   } catch (error) {

@@ -61,6 +61,7 @@ export async function runFunctionProcess(check: ResolvedCheck, options: Function
     checkId: check.id,
     runId: options.runId,
     checkDigest: options.checkDigest,
+    ...(check.definedIn ? { definedIn: check.definedIn } : {}),
     loadEnv: changedEnv(options.env, options.loadEnv),
     resultFile: join(dir, 'result.json'),
   }

@@ -14,6 +14,8 @@ export interface FunctionRequest {
   runId: string
   /** The check's digest as verify loaded it: the process must find the same check. */
   checkDigest: string
+  /** The digest of the config files the function was loaded from (ResolvedCheck.definedIn): did they change since? */
+  definedIn?: string
   /** Variables the check's environment changed, with the value they had when verify loaded the config (null: unset). */
   loadEnv: Record<string, string | null>
   /** Where the process writes its FunctionOutcome as JSON; the output it returned goes beside it (outputFileOf). */

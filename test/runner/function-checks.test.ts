@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { cleanup, diagnose, fixture, noisyBytes, readPids, sandbox, sha256Hex, STACK_LINE, survivors, type Sandbox, processesWithEnv } from '../helpers/cli.js'
+import { project, removeProjects } from '../helpers/project.js'
 
 afterAll(cleanup)
 
@@ -135,5 +136,17 @@ describe('function checks that would crash verify', () => {
     expect(box.check('spawn-signal')).toMatchObject({ status: 'timed_out', evidence: { timedOut: true } })
     expect(box.check('after').status).toBe('passed')
     await expectNothingLeft(box)
+  })
+})
+
+describe('a function check whose definition changes at every load', () => {
+  test('is an error that names the cause (a value computed as the config loads), not a config that changed', async () => {
+    const p = project('validity-manual')
+    p.write('verify.config.ts', `export default { checks: { smoke: { env: { STAMP: String(Math.random()) }, run: async () => true } } }\n`)
+    const result = await p.verify('run')
+    expect(result.code).toBe(1)
+    expect(p.check('smoke').reason).toMatch(/came out different when its process loaded the config again, though the config files did not change/)
+    expect(p.check('smoke').reason).toMatch(/compute such values inside `run`/)
+    removeProjects()
   })
 })
