@@ -114,7 +114,7 @@ export const LIST_FLAGS = {
 
 export const INIT_FLAGS = {
   yes: { type: 'boolean', short: 'y', usage: '--yes, -y', help: ['no questions: take every check found'] },
-  force: { type: 'boolean', help: ['replace an existing verify config (verify init never overwrites one otherwise)'] },
+  force: { type: 'boolean', help: ['replace an existing verify config, kept as <name>.bak (verify init never touches one otherwise)'] },
   agent: {
     type: 'string',
     value: '<name>',

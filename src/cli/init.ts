@@ -1,7 +1,7 @@
 // `verify init [--yes] [--force]`: writes a verify.config.ts from the project's package.json scripts and lockfile,
 // and ignores `.verify/` in git. The checks are spelled out rather than taken from the node preset: a script removed
 // from package.json must not silently remove a check from the gate.
-import { accessSync, constants, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { delimiter, join, relative, resolve } from 'node:path'
 import { CONFIG_FILES, isFile, PACKAGE_JSON_KEY, RC_FILE } from '../config/discover.js'
 import { VerifyUsageError } from '../errors.js'
@@ -147,6 +147,14 @@ async function describeInstall(dir: string, agent: AgentName): Promise<string> {
   return `added \`${hookCommandLine(agent)}\` to ${file} (${added.join(', ')}); other hooks kept. See docs/agents.md.`
 }
 
+/** A name beside `name` that no file has: `name.bak`, else `name.bak.2`, `name.bak.3`… */
+function backupName(dir: string, name: string): string {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? `${name}.bak` : `${name}.bak.${n}`
+    if (!existsSync(join(dir, candidate))) return candidate
+  }
+}
+
 export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse('init', argv, INIT_FLAGS)
   if (positionals.length > 0) throw new VerifyUsageError(`verify init takes no arguments, got: ${positionals.join(' ')}`)
@@ -201,9 +209,11 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   const tsconfig = tsconfigState(dir, TARGET)
   const out: string[] = []
   if (values.force) {
-    for (const name of existing.filter((n) => CONFIG_FILES.includes(n) && n !== TARGET)) {
-      rmSync(join(dir, name))
-      out.push(`removed ${name} (--force)`)
+    // A config someone wrote by hand is kept aside, never lost: `name.bak` (`.bak.2`… when that is taken).
+    for (const name of existing.filter((n) => CONFIG_FILES.includes(n))) {
+      const kept = backupName(dir, name)
+      renameSync(join(dir, name), join(dir, kept))
+      out.push(`moved ${name} to ${kept} (--force)`)
     }
     for (const other of existing.filter((n) => !CONFIG_FILES.includes(n))) out.push(`note: ${other} is still there and c12 merges it into ${TARGET}`)
   }

@@ -194,23 +194,27 @@ describe('an existing config', () => {
     expect(message).toContain('to start again, remove the "verify" key of package.json first (--force replaces config files only')
   })
 
-  it('--force replaces it, and removes another verify.config.* that would take precedence', async () => {
-    const dir = project({ 'package.json': pkg(), 'verify.config.ts': 'old', 'verify.config.js': 'old js' })
+  it('--force replaces it, and moves aside another verify.config.* that would take precedence: kept as .bak, never lost', async () => {
+    const dir = project({ 'package.json': pkg(), 'verify.config.ts': 'old', 'verify.config.js': 'old js', 'verify.config.js.bak': 'older' })
     const console = io(dir)
     await initCommand(['--force'], console)
     expect(config(dir)).toContain('defineProtocol')
     expect(existsSync(join(dir, 'verify.config.js'))).toBe(false)
     expect(console.out).toMatch(/^replaced verify\.config\.ts/)
-    expect(console.out).toContain('removed verify.config.js (--force)')
+    expect(console.out).toContain('moved verify.config.js to verify.config.js.bak.2 (--force)')
+    expect(readFileSync(join(dir, 'verify.config.js.bak.2'), 'utf8')).toBe('old js')
+    expect(readFileSync(join(dir, 'verify.config.js.bak'), 'utf8')).toBe('older')
+    expect(readFileSync(join(dir, 'verify.config.ts.bak'), 'utf8')).toBe('old')
   })
 
-  it('--force removes a config c12 would load before verify.config.ts, in .config/ too', async () => {
+  it('--force moves aside a config c12 would load before verify.config.ts, in .config/ too', async () => {
     const dir = project({ 'package.json': pkg(), 'verify.config.yaml': 'checks: {}', '.config/verify.ts': 'old' })
     const console = io(dir)
     await initCommand(['--force'], console)
     expect(existsSync(join(dir, 'verify.config.yaml'))).toBe(false)
     expect(existsSync(join(dir, '.config/verify.ts'))).toBe(false)
-    expect(console.out).toContain('removed .config/verify.ts (--force)')
+    expect(console.out).toContain('moved .config/verify.ts to .config/verify.ts.bak (--force)')
+    expect(readFileSync(join(dir, '.config/verify.ts.bak'), 'utf8')).toBe('old')
   })
 
   it('no package.json is a usage error that says what to do', async () => {
