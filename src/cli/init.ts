@@ -9,7 +9,7 @@ import { untrusted } from '../reporters/safe-text.js'
 import { NODE_SCRIPTS, scriptFor, type NodeCheckId } from '../presets/node.js'
 import { detectPackageManager, readPackageJson, runScript, type PackageJson, type PackageManager } from '../presets/project.js'
 import { AGENTS, isAgentName, type AgentName } from '../integrations/agents/adapters.js'
-import { hookCommandLine, installHook } from '../integrations/agents/install.js'
+import { hookCommandLine, planHook, type InstallResult } from '../integrations/agents/install.js'
 import { parse } from './args.js'
 import { planCommands, type PlannedCheck } from './init-scripts.js'
 import { tsconfigState } from './init-tsconfig.js'
@@ -141,8 +141,8 @@ function onPath(bin: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 /** Installs the agent's stop hook and says what changed. */
-async function describeInstall(dir: string, agent: AgentName): Promise<string> {
-  const { file, added } = await installHook(dir, agent)
+async function describeInstall(hook: { install(): Promise<InstallResult> }, agent: AgentName): Promise<string> {
+  const { file, added } = await hook.install()
   if (added.length === 0) return `${file} already runs \`${hookCommandLine(agent)}\`: nothing to change`
   return `added \`${hookCommandLine(agent)}\` to ${file} (${added.join(', ')}); other hooks kept. See docs/agents.md.`
 }
@@ -161,9 +161,11 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   const dir = resolve(io.cwd, values.cwd ?? '.')
   const agent = values.agent
   if (agent !== undefined && !isAgentName(agent)) throw new VerifyUsageError(`--agent takes one of ${AGENTS.join(', ')}, got "${agent}"`)
+  // Settings verify cannot read are refused before anything is written: no config written beside a refusal.
+  const hook = agent ? planHook(dir, agent) : undefined
   // With a config already there, `--agent` only adds the stop hook: the protocol is the project's own.
-  if (agent && !values.force && existingConfigs(dir, existsSync(join(dir, 'package.json')) ? readPackage(dir) : undefined).length > 0) {
-    io.stdout(`${await describeInstall(dir, agent)}\n`)
+  if (hook && agent && !values.force && existingConfigs(dir, existsSync(join(dir, 'package.json')) ? readPackage(dir) : undefined).length > 0) {
+    io.stdout(`${await describeInstall(hook, agent)}\n`)
     return ExitCode.approved
   }
   const pkg = readPackage(dir)
@@ -245,7 +247,7 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
   } else if (tsconfig.kind === 'cannot-add') {
     out.push(`note: ${TARGET} is not type-checked: ${tsconfig.why}. Check it with a tsconfig of its own to catch wrong ids in dependsOn.`)
   }
-  if (agent) out.push(await describeInstall(dir, agent))
+  if (agent && hook) out.push(await describeInstall(hook, agent))
   if (pm.name !== 'npm' && !onPath(pm.name, io.env)) {
     // Corepack (shipped with Node.js 20) manages pnpm and yarn; bun is installed on its own.
     const get = pm.name === 'bun' ? 'npm install -g bun' : `corepack enable ${pm.name}`

@@ -3,8 +3,9 @@
 // settings is refused untouched.
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from 'jsonc-parser'
 import { VerifyUsageError } from '../../errors.js'
-import { writeJsonAtomic } from '../../evidence/store.js'
+import { writeFilesAtomic } from '../../evidence/store.js'
 import { ADAPTERS, type AgentName } from './adapters.js'
 
 /** Seconds every agent is told it may wait for the hook: the hook's default budget (`verify hook --timeout 10m`). */
@@ -45,18 +46,31 @@ function installed(list: readonly unknown[], agent: AgentName): boolean {
   })
 }
 
-function readSettings(file: string, shown: string): Json {
-  if (!existsSync(file)) return {}
-  let data: unknown
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'))
-  } catch (error) {
+/** The settings file as text (a UTF-8 BOM apart) and as data; JSON with comments and trailing commas is read as such. */
+function readSettings(file: string, shown: string): { text: string; bom: string; data: Json } {
+  if (!existsSync(file)) return { text: '', bom: '', data: {} }
+  const raw = readFileSync(file, 'utf8')
+  const bom = raw.startsWith('\uFEFF') ? '\uFEFF' : ''
+  const text = raw.slice(bom.length)
+  const errors: ParseError[] = []
+  const data: unknown = text.trim() === '' ? {} : parse(text, errors, { allowTrailingComma: true, disallowComments: false })
+  const first = errors[0]
+  if (first) {
+    const line = text.slice(0, first.offset).split('\n').length
     throw new VerifyUsageError(
-      `${shown} is not valid JSON (${(error as Error).message}); verify left it as it is. Fix or remove it, then run \`verify init --agent\` again.`,
+      `${shown} is not valid JSON, even with comments (${printParseErrorCode(first.error)} at line ${line}); verify left it as it is. Fix or remove it, then run \`verify init --agent\` again.`,
     )
   }
   if (!isObject(data)) throw new VerifyUsageError(`${shown} does not hold a JSON object; verify left it as it is.`)
-  return data
+  return { text, bom, data }
+}
+
+/** The settings with `changes` set, edited in place: the comments, order and layout a person wrote stay. */
+function editedSettings(text: string, changes: readonly [path: string[], value: unknown][]): string {
+  const formattingOptions = { insertSpaces: true, tabSize: 2, eol: text.includes('\r\n') ? '\r\n' : '\n' }
+  let edited = text.trim() === '' ? '{}\n' : text
+  for (const [path, value] of changes) edited = applyEdits(edited, modify(edited, path, value, { formattingOptions }))
+  return edited.endsWith('\n') ? edited : `${edited}\n`
 }
 
 export interface InstallResult {
@@ -68,22 +82,37 @@ export interface InstallResult {
 
 /** Merges verify's stop hook into the agent's settings file in `dir`. */
 export async function installHook(dir: string, agent: AgentName): Promise<InstallResult> {
+  return planHook(dir, agent).install()
+}
+
+/**
+ * Reads and checks the agent's settings file now (a usage error when verify cannot read it as the agent's settings),
+ * and writes the hook into it only on `install()`: `verify init` writes nothing at all when the settings are refused.
+ */
+export function planHook(dir: string, agent: AgentName): { install(): Promise<InstallResult> } {
   const adapter = ADAPTERS[agent]
   const file = join(dir, adapter.settingsFile)
-  const settings = readSettings(file, adapter.settingsFile)
+  const { text, bom, data: settings } = readSettings(file, adapter.settingsFile)
   const hooks = settings.hooks ?? {}
   if (!isObject(hooks)) throw new VerifyUsageError(`${adapter.settingsFile}: "hooks" is not an object; verify left the file as it is.`)
   const added: string[] = []
+  const changes: [string[], unknown][] = []
+  // Cursor and Copilot files are versioned; keep a version that is there, set the one they document otherwise.
+  if ((agent === 'cursor' || agent === 'copilot') && settings.version === undefined) changes.push([['version'], 1])
   for (const event of adapter.events) {
     const list = hooks[event] ?? []
     if (!Array.isArray(list)) throw new VerifyUsageError(`${adapter.settingsFile}: "hooks.${event}" is not a list; verify left the file as it is.`)
     if (installed(list, agent)) continue
-    hooks[event] = [...list, entry(agent)]
+    changes.push([
+      ['hooks', event],
+      [...list, entry(agent)],
+    ])
     added.push(event)
   }
-  if (added.length === 0) return { file: adapter.settingsFile, added }
-  // Cursor and Copilot files are versioned; keep a version that is there, set the one they document otherwise.
-  const versioned = agent === 'cursor' || agent === 'copilot' ? { version: settings.version ?? 1 } : {}
-  await writeJsonAtomic(file, { ...versioned, ...settings, hooks })
-  return { file: adapter.settingsFile, added }
+  return {
+    async install() {
+      if (added.length > 0) await writeFilesAtomic([{ target: file, text: bom + editedSettings(text, changes) }])
+      return { file: adapter.settingsFile, added }
+    },
+  }
 }

@@ -128,6 +128,29 @@ describe('verify init --agent', () => {
     }
   })
 
+  it('reads settings written as JSON with comments, trailing commas or a BOM, and keeps the comments and the BOM', async () => {
+    const dir = projectDir()
+    const before = '\uFEFF{\n  // the theme a person chose\n  "theme": "GitHub",\n  "hooks": { "AfterAgent": [], },\n}\n'
+    put(dir, '.gemini/settings.json', before)
+    const { code, stderr } = await init(dir, 'gemini')
+    expect(code, stderr).toBe(0)
+    const after = readFileSync(join(dir, '.gemini/settings.json'), 'utf8')
+    expect(after.startsWith('\uFEFF{\n  // the theme a person chose\n  "theme": "GitHub",')).toBe(true)
+    expect(after).toContain('npx verify hook gemini')
+    expect((await init(dir, 'gemini')).stdout).toMatch(/already runs `npx verify hook gemini`: nothing to change/)
+  })
+
+  it('without a config, settings it refuses leave the project as it was: no config written either', async () => {
+    const dir = projectDir()
+    rmSync(join(dir, 'verify.config.ts'))
+    put(dir, '.codex/hooks.json', '{ "hooks": ')
+    const { code, stderr } = await init(dir, 'codex')
+    expect(code).toBe(2)
+    expect(stderr).toContain('is not valid JSON')
+    expect(existsSync(join(dir, 'verify.config.ts'))).toBe(false)
+    expect(existsSync(join(dir, '.gitignore'))).toBe(false)
+  })
+
   it('names the agents it knows when given another', async () => {
     const dir = projectDir()
     const { code, stderr } = await init(dir, 'vscode')
