@@ -2,12 +2,12 @@
 // they are now, runs nothing, prints why each check is or is not satisfied, and exits by the verdict.
 import pc from 'picocolors'
 import { readApprovals, trustedApprovals } from '../evidence/approvals.js'
-import { inputsWarnings } from '../evidence/fingerprint.js'
+import { inputsWarnings, trackedLeftOut } from '../evidence/fingerprint.js'
 import { readEvidenceFile } from '../evidence/store.js'
 import { formatDuration } from '../duration.js'
 import { statusIcon, statusText, verdictLine } from '../reporters/status.js'
 import { useColor } from '../reporters/select.js'
-import { evidenceTime } from '../verdict/check-evidence.js'
+import { evidenceTime, ownFilesTrackedWarning } from '../verdict/check-evidence.js'
 import { inContext } from '../verdict/invocation.js'
 import { guardJson, untrusted } from '../reporters/safe-text.js'
 import { summarize } from '../verdict/summary.js'
@@ -57,6 +57,8 @@ export async function checkCommand(argv: string[], rawIO: CliIO): Promise<number
   const { results } = judged
   const summary = summarize(results, protocol.strictMode, judged.file ? { source: judged.file } : {})
   summary.warnings.push(...(await inputsWarnings(protocol.rootDir, protocol.checks, workspace)))
+  const tracked = ownFilesTrackedWarning(protocol.rootDir, context.evidencePath, trackedLeftOut(workspace))
+  if (tracked) summary.warnings.push(tracked)
 
   if (values.json) {
     const checks = protocol.checks.map((check) => {

@@ -48,19 +48,27 @@ export async function workspaceFingerprint(rootDir: string, options: Fingerprint
     const skipped = leaveOut.map((file) => toPosix(path.relative(rootDir, file))).filter((file) => file !== '' && file !== '..' && !file.startsWith('../'))
     return { fingerprint: await hashFiles(rootDir, (file) => !isUnder(file, skipped), 'workspace\n'), git: null }
   }
-  const { tree, dirty, submodules: inner } = await work
+  const { tree, dirty, submodules: inner, trackedLeftOut } = await work
   const folder = repo.prefix.replace(/\/$/, '')
   const submodules = Object.keys(inner).length > 0 ? { submodules: inner } : {}
   const workspace = {
     fingerprint: sha256(canonicalJson({ folder, tree, ...submodules })),
     git: { head: repo.head, tree, dirty, ...submodules },
   }
-  repos.set(workspace, { rootDir, top: repo.top, prefix: repo.prefix })
+  repos.set(workspace, { rootDir, top: repo.top, prefix: repo.prefix, trackedLeftOut: trackedLeftOut.map((file) => path.join(repo.top, file)) })
   return workspace
 }
 
 /** The repository each fingerprint was computed in: its checks' inputs are listed there without asking git again. */
-const repos = new WeakMap<WorkspaceInfo, { rootDir: string; top: string; prefix: string }>()
+const repos = new WeakMap<WorkspaceInfo, { rootDir: string; top: string; prefix: string; trackedLeftOut: string[] }>()
+
+/**
+ * Of the files the fingerprint was asked to leave out (verify's own: its evidence, logs, reports), those git tracks
+ * (absolute paths): they were counted, since a tracked file always is, and they change with every run.
+ */
+export function trackedLeftOut(workspace: WorkspaceInfo): string[] {
+  return repos.get(workspace)?.trackedLeftOut ?? []
+}
 
 function computeTree(repo: Repo, rootDir: string, leaveOut: readonly string[]): Promise<WorkTree> {
   // Paths from the top, found through rootDir and its prefix: the top git prints may be a symlink's target.

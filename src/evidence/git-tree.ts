@@ -45,6 +45,8 @@ export interface WorkTree {
   dirty: boolean
   /** Each checked-out submodule's working tree, by its path from the top (nested ones included). */
   submodules: Record<string, string>
+  /** Files git tracks among those asked to be left out (paths from the top): they count, as every tracked file does. */
+  trackedLeftOut: string[]
 }
 
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
@@ -177,7 +179,7 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
       for (const [nested, nestedTree] of Object.entries(sub.submodules)) submodules[`${link}/${nested}`] = nestedTree
       dirty ||= sub.dirty
     }
-    return { tree, dirty, submodules }
+    return { tree, dirty, submodules, trackedLeftOut: tracked }
   } finally {
     await Promise.all([rm(dir, { recursive: true, force: true }), sweeping])
   }

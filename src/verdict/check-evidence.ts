@@ -1,6 +1,7 @@
 // When does a stored record satisfy a check (SPEC §6.1)? One rule, used by every command that consumes stored evidence:
 // type, outcome, freshness, binding, the kind-specific rules, and the trust of the file it came from. Every unmet
 // condition is an issue and a recommendation.
+import { dirname, relative } from 'node:path'
 import { formatDuration } from '../duration.js'
 import type { Evidence } from '../types.js'
 import { EVIDENCE_RULES, type EvidenceCheck } from './evidence-rules.js'
@@ -94,4 +95,15 @@ function checkTime(check: EvidenceCheck, evidence: Evidence, context: EvidenceCo
   if (!approved && now - runEnded > context.maxAgeMs) {
     add(`the evidence is ${formatDuration(now - runEnded)} old, older than maxAge ${formatDuration(context.maxAgeMs)}`)
   }
+}
+
+/**
+ * The warning for verify's own files that git tracks (a `.verify/` committed before it was ignored, an evidence file
+ * committed as proof): they change with every run, so no evidence can match the code. Null when there are none.
+ */
+export function ownFilesTrackedWarning(rootDir: string, evidencePath: string, files: readonly string[]): string | null {
+  if (files.length === 0) return null
+  const own = relative(rootDir, dirname(evidencePath)) || '.'
+  const named = nameFiles(files.map((file) => relative(rootDir, file) || file))
+  return `verify's own files are tracked by git (${named}): they change with every run, so no evidence can match the code, and \`--reuse\` never reuses any. Untrack them: \`git rm -r --cached ${own}\`, and add \`${own}/\` to .gitignore.`
 }

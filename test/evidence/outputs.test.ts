@@ -137,6 +137,12 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
     expect(there.stdout + there.stderr).toMatch(/will read as stale: add generated files to \.gitignore\./)
     const here = await outside.verify('run')
     expect(here.stdout + here.stderr).toMatch(/will read as stale: outside git every file counts, so give the checks `inputs`/)
+    // A tracked file the check rewrites: .gitignore cannot help there, and the advice says what can.
+    inGit.write('verify.config.ts', "export default { checks: { build: 'echo rewritten > src/app.ts' } }\n")
+    inGit.git('add', '-A')
+    inGit.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'a check that rewrites a tracked file')
+    const tracked = await inGit.verify('run')
+    expect(tracked.stdout + tracked.stderr).toMatch(/the checks rewrote files git tracks \(src\/app\.ts\), which \.gitignore cannot leave out/)
   })
 
   it('a .verify/ that git tracks is named as the cause, with how to untrack it', async () => {
@@ -150,6 +156,20 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
     expect(run.stdout + run.stderr).toContain("verify's own files are tracked by git (.verify/")
     expect(run.stdout + run.stderr).toContain('git rm -r --cached .verify')
     expect(run.stdout + run.stderr).not.toContain('The checks changed the workspace')
+  })
+
+  it('an evidence file committed as proof is named, in the run and in `verify check`, whatever changed during the run', async () => {
+    const p = project('validity-git', { git: true })
+    expect((await p.verify('run')).code).toBe(0)
+    p.git('add', '-f', '.verify/evidence.json')
+    p.git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'the evidence as proof')
+    const run = await p.verify('run')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain("verify's own files are tracked by git (.verify/evidence.json)")
+    const check = await p.verify('check')
+    expect(check.code).toBe(3)
+    expect(check.stdout).toContain("verify's own files are tracked by git (.verify/evidence.json)")
+    expect(check.stdout).toContain('git rm -r --cached .verify')
   })
 
   it('an evidence file cannot make verify leave out a tracked file, or an untracked one whose content changed', async () => {

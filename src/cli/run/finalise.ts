@@ -1,14 +1,14 @@
 // `verify run`, step 3 — finalise: the summary and verdict (decided by verdict/run-summary.ts, a shard's included),
 // the warnings of the run's circumstances, and the evidence record as it will be written.
-import { dirname, relative } from 'node:path'
-import { changedFiles, workspaceFingerprint } from '../../evidence/fingerprint.js'
+import { dirname, join, relative } from 'node:path'
+import { changedFiles, trackedLeftOut, workspaceFingerprint } from '../../evidence/fingerprint.js'
 import { git } from '../../evidence/git-process.js'
 import { besideEvidence, describeOutputs } from '../../evidence/outputs.js'
 import { buildEvidenceFile } from '../../evidence/record.js'
 import { sealEvidence } from '../../evidence/sign.js'
 import { writeEvidenceFileSync } from '../../evidence/store.js'
 import type { EvidenceFile, Summary, Verdict, WorkspaceInfo } from '../../types.js'
-import { nameFiles } from '../../verdict/check-evidence.js'
+import { nameFiles, ownFilesTrackedWarning } from '../../verdict/check-evidence.js'
 import { inContext } from '../../verdict/invocation.js'
 import { summarizeRun, type RunSummaryOptions } from '../../verdict/run-summary.js'
 import type { CliIO } from '../io.js'
@@ -34,14 +34,20 @@ async function workspaceDrift(rootDir: string, before: WorkspaceInfo, leaveOut: 
   const own = relative(rootDir, dirname(evidencePath))
   const mine = own && !own.startsWith('..') ? (files ?? []).filter((file) => file === own || file.startsWith(`${own}/`)) : []
   const tracked = mine.length > 0 ? await trackedOf(rootDir, mine) : []
-  if (tracked.length > 0) {
-    return `verify's own files are tracked by git (${nameFiles(tracked)}): they change with every run, so no evidence can match the code. Untrack them: \`git rm -r --cached ${own}\`, and add \`${own}/\` to .gitignore.`
-  }
+  const warning = ownFilesTrackedWarning(
+    rootDir,
+    evidencePath,
+    tracked.map((file) => join(rootDir, file)),
+  )
+  if (warning) return warning
   const named = files && files.length > 0 ? ` (${nameFiles(files)})` : ''
-  // Outside git, .gitignore leaves nothing out of the fingerprint: a check's `inputs` do.
-  const advice = before.git
-    ? 'add generated files to .gitignore'
-    : 'outside git every file counts, so give the checks `inputs` (the files they read), or put the project in git and add generated files to .gitignore'
+  // .gitignore leaves out only files git does not track; outside git it leaves out nothing: a check's `inputs` do.
+  const rewritten = files && files.length > 0 ? await trackedOf(rootDir, files) : []
+  const advice = !before.git
+    ? 'outside git every file counts, so give the checks `inputs` (the files they read), or put the project in git and add generated files to .gitignore'
+    : rewritten.length > 0
+      ? `the checks rewrote files git tracks (${nameFiles(rewritten)}), which .gitignore cannot leave out: make them leave those files as they are, or untrack generated ones (\`git rm --cached <file>\`) and ignore them`
+      : 'add generated files to .gitignore'
   return `The checks changed the workspace while they ran${named}. Evidence is bound to the code as it was when the run started, so it will read as stale: ${advice}.`
 }
 
@@ -112,6 +118,9 @@ export async function finaliseRun(
     if (drift) trail.push(drift)
   }
   const interrupted = supervision.interrupted()
+  // Tracked files verify writes (an evidence file committed as proof) make the next command find the code changed.
+  const tracked = ownFilesTrackedWarning(checklist.protocol.rootDir, plan.context.evidencePath, trackedLeftOut(workspace.workspace))
+  if (tracked && !trail.includes(tracked)) trail.push(tracked)
   const finalised = record(plan, interrupted, { lead: [...plan.prior.warnings, ...plan.notes], trail })
   // The next commands as they must be typed: with this run's protocol, config, folder and evidence file.
   for (const summary of new Set([finalised.summary, finalised.record.summary])) {
