@@ -48,14 +48,14 @@ export async function workspaceFingerprint(rootDir: string, options: Fingerprint
     const skipped = leaveOut.map((file) => toPosix(path.relative(rootDir, file))).filter((file) => file !== '' && file !== '..' && !file.startsWith('../'))
     return { fingerprint: await hashFiles(rootDir, (file) => !isUnder(file, skipped), 'workspace\n'), git: null }
   }
-  const { tree, dirty, submodules: inner, trackedLeftOut } = await work
+  const { tree, dirty, submodules: inner, trackedLeftOut: tracked } = await work
   const folder = repo.prefix.replace(/\/$/, '')
   const submodules = Object.keys(inner).length > 0 ? { submodules: inner } : {}
   const workspace = {
     fingerprint: sha256(canonicalJson({ folder, tree, ...submodules })),
     git: { head: repo.head, tree, dirty, ...submodules },
   }
-  repos.set(workspace, { rootDir, top: repo.top, prefix: repo.prefix, trackedLeftOut: trackedLeftOut.map((file) => path.join(repo.top, file)) })
+  repos.set(workspace, { rootDir, top: repo.top, prefix: repo.prefix, trackedLeftOut: tracked.map((file) => path.join(repo.top, file)) })
   return workspace
 }
 
