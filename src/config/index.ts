@@ -72,13 +72,14 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
   const progress = { file: 'the config' }
   // Validation runs under the guard too: a config object's getters are the config's code.
   return guardLoading({ timeoutMs, current: () => progress.file }, async () => {
-    const { layers, rootFile, rootDir } = await loadLayers(discoverConfig(options), env, progress)
+    const { layers, rootFile, rootDir, alongside } = await loadLayers(discoverConfig(options), env, progress)
+    const shown = relative(process.cwd(), rootFile) || rootFile
     return {
       merged: mergeLayers(layers),
       layers: layers.map(({ label, file, chain }) => ({ label, ...(file ? { file } : {}), chain })),
       configFile: rootFile,
       rootDir,
-      source: relative(process.cwd(), rootFile) || rootFile,
+      source: alongside.length > 0 ? `${shown} merged with ${alongside.join(' and ')}` : shown,
       raw: mergeConfigObjects(...layers.map((layer) => layer.raw).toReversed()),
     }
   })

@@ -26,6 +26,8 @@ export interface LoadedFiles {
   rootFile: string
   /** The config's folder: where checks run and `.verify/` lives. */
   rootDir: string
+  /** What c12 merged into the config file, for messages: `.verifyrc`, `the "verify" key of package.json`. */
+  alongside: string[]
 }
 
 /** The c12 environment name: `VERIFY_ENV`, else `ci` under CI, else `NODE_ENV`. */
@@ -79,9 +81,8 @@ async function loadEveryLayer(discovery: Discovery, env: Environment, progress: 
   const rootOptions: LoadConfigOptions<Record<string, unknown>> = {
     ...base,
     cwd: baseDir,
-    ...(configFile ? { configFile } : {}),
-    rcFile: RC_FILE,
-    packageJson: PACKAGE_JSON_KEY,
+    // `--config <file>` is that file alone: no .verifyrc or package.json key of its folder merged into it.
+    ...(configFile ? { configFile, rcFile: false, packageJson: false } : { rcFile: RC_FILE, packageJson: PACKAGE_JSON_KEY }),
   }
   const where = discovered ? `${relative(baseDir, discovered) || discovered} (${discovered})` : `the config in ${cwd}`
   progress.file = where
@@ -105,7 +106,13 @@ async function loadEveryLayer(discovery: Discovery, env: Environment, progress: 
   const rootDir = projectRootOf(rootFile)
   context.rootDir = rootDir
   context.configFile = rootFile
-  const rootLabel = relative(rootDir, rootFile) || basename(rootFile)
+  // c12 merges a .verifyrc and package.json's key into the config file: a problem found in them is named with them.
+  const alongside = (loaded.layers ?? [])
+    .filter((layer) => (layer.configFile === RC_FILE || layer.configFile === 'package.json') && Object.keys(layer.config ?? {}).length > 0)
+    .map((layer) => (layer.configFile === RC_FILE ? RC_FILE : `the "${PACKAGE_JSON_KEY}" key of package.json`))
+    .filter((label) => !(label.includes('package.json') && basename(rootFile) === 'package.json') && !(label === RC_FILE && basename(rootFile) === RC_FILE))
+  const fileLabel = relative(rootDir, rootFile) || basename(rootFile)
+  const rootLabel = alongside.length > 0 ? `${fileLabel} merged with ${alongside.join(' and ')}` : fileLabel
   // One jiti for every layer: c12 stores the instance it created in the options it was given.
   const shared: LoadConfigOptions<Record<string, unknown>> = { ...base, ...(rootOptions.jiti ? { jiti: rootOptions.jiti } : {}) }
   const layers: Layer[] = await collectLayers(rootRaw, {
@@ -132,7 +139,7 @@ async function loadEveryLayer(discovery: Discovery, env: Environment, progress: 
       remote: (source) => loadRemote(source, base),
     },
   })
-  return { layers, rootFile, rootDir }
+  return { layers, rootFile, rootDir, alongside }
 }
 
 /**

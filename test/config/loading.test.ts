@@ -95,6 +95,27 @@ describe('.verifyrc', () => {
   })
 })
 
+describe('a config file beside a package.json "verify" key or a .verifyrc', () => {
+  const files = {
+    'package.json': JSON.stringify({ name: 'app', verify: { checks: { b: { command: 'true', timeout: 'soon' } } } }),
+    'verify.config.mjs': `export default { checks: { a: 'true' } }`,
+    'ci/strict.config.mjs': `export default { checks: { c: 'true' } }`,
+  }
+
+  it('is merged with them, and a problem in them is said to be in the merge, not in the config file alone', async () => {
+    const dir = project('merged-sources', files)
+    const error = await configError({ cwd: dir })
+    expect(error.message).toMatch(/^Invalid configuration in .*verify\.config\.mjs merged with the "verify" key of package\.json$/)
+    expect(error.problems.join('\n')).toContain('checks.b.timeout')
+  })
+
+  it("--config names one file: the folder's package.json key and .verifyrc are not merged into it", async () => {
+    const dir = project('config-alone', { ...files, '.verifyrc': 'checks.d=true\n' })
+    const loaded = await load({ cwd: dir, configFile: join(dir, 'ci/strict.config.mjs') })
+    expect(loaded.protocol.checks.map((c) => c.id)).toEqual(['c'])
+  })
+})
+
 describe('a preset package linked by pnpm', () => {
   it('is resolved through its real path, so it can extend its own dependencies', async () => {
     const store = 'node_modules/.pnpm/@acme+preset@1.0.0/node_modules/@acme'
