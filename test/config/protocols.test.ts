@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { resolveProtocol } from '../../src/config/resolve.js'
 import { VerifyConfigError } from '../../src/errors.js'
 import { cleanup, diagnose, runCli } from '../helpers/cli.js'
+import { project, removeProjects } from '../helpers/project.js'
 
 const rootDir = resolve('/project')
 
@@ -83,5 +84,20 @@ describe('verify run <protocol>', () => {
     expect(result.stderr).toContain('protocols.a.extends: a cycle a → b → a')
     expect(result.stderr).toContain('protocols.c.extends: no protocol "nope"')
     expect(existsSync(join(tmp, 'ran'))).toBe(false)
+  })
+})
+
+describe('two protocols and one evidence file', () => {
+  it('a run of one protocol says it replaces the evidence of the other, and how to keep both', async () => {
+    const p = project('validity-manual')
+    p.write('verify.config.ts', `export default { protocols: { default: { checks: { a: 'true' } }, ci: { checks: { b: 'true' } } } }\n`)
+    expect((await p.verify('run', ['ci'])).code).toBe(0)
+    const second = await p.verify('run')
+    expect(second.code).toBe(0)
+    expect(second.stdout).toMatch(
+      /\.verify\/evidence\.json held the evidence of protocol "ci"; this run of "default" replaces it\. .*`--evidence \.verify\/default\.json`/,
+    )
+    expect((await p.verify('run')).stdout).not.toMatch(/held the evidence of protocol/)
+    removeProjects()
   })
 })

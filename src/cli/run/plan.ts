@@ -57,6 +57,20 @@ export interface RunPlan {
   given: Invocation
 }
 
+/**
+ * One evidence file holds one protocol's run: a run of another protocol replaces it. Said, with how to keep both
+ * (`verify run ci` after `verify run` would otherwise leave `verify check` of the first finding nothing of its own).
+ */
+function replacedNote(previous: Awaited<ReturnType<typeof readEvidenceFile>>, protocol: string, evidencePath: string, cwd: string): string[] {
+  const before = previous.ok ? previous.file.protocol?.name : undefined
+  if (typeof before !== 'string' || before === protocol) return []
+  const shown = relative(cwd, evidencePath) || evidencePath
+  const own = join(relative(cwd, dirname(evidencePath)) || '.', `${protocol}.json`)
+  return [
+    `${shown} held the evidence of protocol "${before}"; this run of "${protocol}" replaces it. To keep each protocol's evidence, give this one a file of its own: \`--evidence ${own}\`.`,
+  ]
+}
+
 /** Reads the flags and loads the protocol; takes the evidence file's lock; settles what earlier evidence can. */
 export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): Promise<RunPlan> {
   const { values, positionals } = parse('run', argv, RUN_FLAGS)
@@ -145,7 +159,7 @@ export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): 
       reports,
       shownLogDir: relative(protocol.rootDir, context.logDir) || '.',
       lock,
-      notes: [...(lock.note ? [lock.note] : []), ...(cleaned ? [cleaned] : [])],
+      notes: [...(lock.note ? [lock.note] : []), ...(cleaned ? [cleaned] : []), ...replacedNote(previous, protocol.name, evidencePath, rawIO.cwd)],
       workspace,
       prior,
       given: { protocol: positionals[0], config: values.config, cwd: values.cwd, evidence: values.evidence },
