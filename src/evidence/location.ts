@@ -211,7 +211,22 @@ export function reportLocationProblem(file: string, source: string): string | nu
  */
 export function isStreamPath(file: string): boolean {
   const at = path.resolve(file)
-  return at.startsWith('/dev/') || /^\/proc\/(?:self|thread-self|\d+)\/fd\/\d+$/.test(at)
+  if (/^\/dev\/(?:stdout|stderr|stdin|fd\/\d+)$/.test(at) || /^\/proc\/(?:self|thread-self|\d+)\/fd\/\d+$/.test(at)) return true
+  // Any other device (/dev/null, /dev/tty); a folder such as /dev/shm holds ordinary files.
+  try {
+    return statSync(at).isCharacterDevice()
+  } catch {
+    return false
+  }
+}
+
+/** The process's own standard output or error named as a path (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`), else null. */
+export function ownStream(file: string): 'stdout' | 'stderr' | null {
+  const at = path.resolve(file)
+  const fd = /^\/dev\/(stdout|stderr)$/.exec(at)?.[1] ?? /^\/(?:dev|proc\/self)\/fd\/([12])$/.exec(at)?.[1]
+  if (fd === 'stdout' || fd === '1') return 'stdout'
+  if (fd === 'stderr' || fd === '2') return 'stderr'
+  return null
 }
 
 function openOrExplain(file: string): number {

@@ -3,6 +3,7 @@
 import { join, resolve } from 'node:path'
 import { detectAgent } from 'std-env'
 import { VerifyUsageError } from '../errors.js'
+import { ownStream } from '../evidence/location.js'
 import { closest } from '../suggest.js'
 import type { ReporterEntry } from '../types.js'
 import { asReporter, loadReporterModule } from './custom.js'
@@ -84,6 +85,9 @@ function fromCli(specs: readonly string[], cwd: string): Entry[] {
   return specs.map((spec) => {
     const [name = '', file] = spec.split(/=(.*)/s)
     if (!isReporterName(name)) throw unknownReporter(name)
+    // `junit=/dev/stdout` is verify's own standard output: written through it, in order with what else it prints.
+    const stream = file ? ownStream(resolve(cwd, file)) : null
+    if (stream) return { kind: 'builtin', name, ...(stream === 'stderr' ? { toStderr: true } : {}) }
     return { kind: 'builtin', name, ...(file ? { file: reportFile(name, file, cwd) } : {}) }
   })
 }

@@ -170,7 +170,25 @@ describe('an evidence location that cannot be written is refused before anything
     rmSync(join(work, 'marker.ran'), { force: true })
     expect(shell('--evidence /dev/stdout')).toBe('2')
     expect(existsSync(join(work, 'marker.ran'))).toBe(false)
+    // Its own standard output, with another reporter printing there too: the XML would be mixed with it, so refused.
+    expect(shell(`--evidence "${join(work, 'stream-report.json')}" --reporter junit=/dev/stdout --reporter default`)).toBe('2')
     expect(readFileSync(log, 'utf8')).toBe(text)
+  })
+
+  it('a report under /dev/shm is an ordinary file: its folder is made and the file written, not appended to', async () => {
+    if (!existsSync('/dev/shm')) return
+    const folder = mkdtempSync('/dev/shm/verify-report-')
+    try {
+      const file = join(folder, 'deep', 'junit.xml')
+      for (let i = 0; i < 2; i++) {
+        const result = await verify('marker', join(work, 'shm-evidence.json'), { args: ['--reporter', 'default', '--reporter', `junit=${file}`] })
+        expect(result.code, diagnose(result)).toBe(0)
+        rmSync(join(work, 'marker.ran'), { force: true })
+      }
+      expect(readFileSync(file, 'utf8').match(/<testsuites /g)).toHaveLength(1)
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
   })
 
   it('a report to a FIFO goes to its reader; with no reader, the report is said lost and the run ends', async () => {
