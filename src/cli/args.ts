@@ -10,24 +10,23 @@ type Options = NonNullable<ParseArgsConfig['options']>
 type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; allowNegative: true; strict: true }>>
 
 /** Parses a command's words by its flag table (flags.ts); every mistake is a VerifyUsageError that says what to do. */
-export function parse<const O extends Options & FlagTable>(command: string, argv: string[], options: O): Parsed<O> {
+export function parse<const O extends Options & FlagTable>(command: string, argv: string[], options: O): Parsed<O> & { repeated: string[] } {
   let parsed: Parsed<O> & { tokens: { kind: string; name?: string; value?: string | undefined }[] }
   try {
     parsed = parseArgs({ args: inlineValueOnly(options, argv), options, allowPositionals: true, allowNegative: true, strict: true, tokens: true })
   } catch (error) {
     throw new VerifyUsageError(`${parseProblem(command, error, options, argv)} Run \`verify ${command} --help\` for the options.`)
   }
-  // `--shard 1/2 --shard 2/2`: the last one winning unsaid would run what the user did not mean.
+  // `npm run verify -- --timeout 10m` over a script's `--timeout 5m`: the last one wins, as is the habit, and is said.
   const given = new Map<string, string>()
+  const repeated: string[] = []
   for (const token of parsed.tokens) {
     if (token.kind !== 'option' || token.name === undefined || token.value === undefined) continue
     const option = options[token.name] as FlagTable[string] | undefined
     if (option?.type !== 'string' || option.multiple) continue
     const before = given.get(token.name)
     if (before !== undefined && before !== token.value)
-      throw new VerifyUsageError(
-        `--${token.name} was given twice ("${before}" and "${token.value}"): give it once. Run \`verify ${command} --help\` for the options.`,
-      )
+      repeated.push(`--${token.name} was given more than once ("${before}", then "${token.value}"): the last one is used.`)
     given.set(token.name, token.value)
   }
   // `--evidence=` or `--cwd ''` names nothing: going on with the default instead would be a surprise.
@@ -37,7 +36,7 @@ export function parse<const O extends Options & FlagTable>(command: string, argv
     const values = Array.isArray(value) ? value : [value]
     if (values.some((v) => v === '')) throw new VerifyUsageError(`--${name} was given an empty value. Run \`verify ${command} --help\` for the options.`)
   }
-  return parsed
+  return Object.assign(parsed, { repeated })
 }
 
 /** What was wrong with the words, in verify's words rather than node:util's. */

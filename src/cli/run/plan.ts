@@ -73,9 +73,9 @@ function replacedNote(previous: Awaited<ReturnType<typeof readEvidenceFile>>, pr
 
 /** Reads the flags and loads the protocol; takes the evidence file's lock; settles what earlier evidence can. */
 export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): Promise<RunPlan> {
-  const { values, positionals } = parse('run', argv, RUN_FLAGS)
+  const { values, positionals, repeated } = parse('run', argv, RUN_FLAGS)
   if (positionals.length > 1) throw new VerifyUsageError(`verify run takes one protocol name, got: ${positionals.join(' ')}`)
-  if (values.sequential && values.concurrency !== undefined)
+  if (values.sequential && values.concurrency !== undefined && Number(values.concurrency) !== 1)
     throw new VerifyUsageError(`--sequential runs one check at a time and --concurrency ${values.concurrency} asks for more: give one of them.`)
   const context = await commandContext(rawIO, values, positionals[0], {
     ...(values.sequential ? { parallel: false } : {}),
@@ -159,7 +159,7 @@ export async function planRun(argv: string[], rawIO: CliIO, extras: RunExtras): 
       reports,
       shownLogDir: relative(protocol.rootDir, context.logDir) || '.',
       lock,
-      notes: [...(lock.note ? [lock.note] : []), ...(cleaned ? [cleaned] : []), ...replacedNote(previous, protocol.name, evidencePath, rawIO.cwd)],
+      notes: [...repeated, ...(lock.note ? [lock.note] : []), ...(cleaned ? [cleaned] : []), ...replacedNote(previous, protocol.name, evidencePath, rawIO.cwd)],
       workspace,
       prior,
       given: { protocol: positionals[0], config: values.config, cwd: values.cwd, evidence: values.evidence },
