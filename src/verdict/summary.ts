@@ -163,7 +163,13 @@ export function summarize(results: readonly CheckResult[], strictMode: boolean, 
     summary.recommendations.unshift(...options.source.recommendations.filter((r, i, all) => all.indexOf(r) === i && !summary.recommendations.includes(r)))
   }
   for (const result of results) summary.warnings.push(...supervisionWarnings(result))
-  if (options.interrupted) summary.issues.unshift('The run was interrupted before every check settled')
+  if (options.interrupted) {
+    // A signal after the last check settled (while the run looked at the workspace again) still ends the run unfinished.
+    const settledAll = results.every((result) => result.status !== 'cancelled' && result.status !== 'running' && result.status !== 'pending')
+    summary.issues.unshift(
+      settledAll ? 'The run was interrupted after its checks settled, before it was done: run it again' : 'The run was interrupted before every check settled',
+    )
+  }
   if (summary.passed + summary.failed === 0 && verdict === 'incomplete' && summary.issues.length === 0) {
     summary.issues.push('No check ran')
   }

@@ -191,6 +191,7 @@ describe('interruption once the checks are over', () => {
     expect(file.interrupted).toBe(signal)
     expect(file.summary.verdict).toBe('incomplete')
     expect(file.checks[0]?.status).toBe('passed')
+    expect(file.summary.issues[0]).toBe('The run was interrupted after its checks settled, before it was done: run it again')
     expect(output).not.toMatch(/Cannot fingerprint|unexpected error/)
   })
 })
