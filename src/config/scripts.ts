@@ -2,8 +2,8 @@
 // scripts run in turn): part of what the check is, so its digest binds them (evidence/digest.ts). They are read when
 // the config is resolved, from the folder it was loaded in, so `--protocol-from <ref>` binds the ref's scripts and a
 // change that edits a script is not judged by its own edit.
-import { readFileSync } from 'node:fs'
-import { relative, resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { split } from 'shlex'
 
 /** Words that end one simple command of a shell line. */
@@ -28,6 +28,11 @@ export function packageScripts(dir: string): Record<string, unknown> {
   }
 }
 
+/** A script of several lines as one line of commands: a newline ends a command as `;` does. */
+function lines(text: string): string {
+  return text.replace(/\r?\n/g, ' ; ')
+}
+
 /** Words with the separators a shell reads inside them (`lint;true`, `a&&b`) as words of their own. */
 function separated(words: readonly string[]): string[] {
   return words.flatMap((word) => (SEPARATOR.test(word) ? [word] : word.split(/(&&|\|\||;|\||&)/).filter(Boolean)))
@@ -38,32 +43,169 @@ const MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun'])
 const NPM_LIFECYCLE: Record<string, string> = { test: 'test', t: 'test', tst: 'test', start: 'start', stop: 'stop', restart: 'restart' }
 const NPM_RUN = new Set(['run', 'run-script', 'rum', 'urn'])
 // The options that run the script of another folder's package.json.
-const FOLDER_OPTIONS: Record<string, readonly string[]> = { npm: ['--prefix'], pnpm: ['-C', '--dir'], yarn: ['--cwd'], bun: ['--cwd'] }
+const FOLDER_OPTIONS = new Set(['--prefix', '-C', '--dir', '--cwd'])
+// The options that pick workspace packages: the script of each of them may run.
+const WORKSPACE_VALUE = new Set(['-w', '--workspace', '--filter', '-F', '--filter-prod'])
+const WORKSPACE_SWITCH = new Set(['--workspaces', '-ws', '-r', '--recursive'])
+// Other options that take the next word as their value, so that it is not read as a script's name.
+const VALUE_OPTIONS = new Set(['--loglevel', '--userconfig', '--cache', '--registry', '--script-shell', '--reporter', '--workspace-concurrency', '--mutex'])
+// Words before a command that run it (`env CI=1 npm test`, `time npm test`, `! npm test`, `if …; then npm test`).
+const LEADING = new Set([
+  'env',
+  'time',
+  'exec',
+  'command',
+  'builtin',
+  'nohup',
+  'nice',
+  'corepack',
+  '!',
+  '(',
+  '{',
+  'if',
+  'then',
+  'else',
+  'elif',
+  'do',
+  'while',
+  'until',
+])
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh'])
 
-/** The script one simple command runs, and the folder of its package.json; undefined for any other command. */
-function scriptOf(words: readonly string[], dir: string): { name: string; dir: string } | undefined {
-  const [tool, ...rest] = words
-  if (tool === undefined || !MANAGERS.has(tool)) return undefined
+/** What one simple command runs: a shell's `-c` text, or package.json scripts (their names, and where to look). */
+type Invocation = { shell: string } | { names: string[]; dir: string; workspaces: boolean; prePost: boolean } | undefined
+
+/** The command after the words that only run it: assignments, `env` and its options, `time`, `corepack`, `npx`… */
+function commandProper(words: readonly string[]): string[] {
+  let rest = [...words]
+  for (;;) {
+    const [first] = rest
+    if (first === undefined) return rest
+    if (/^[A-Za-z_]\w*=/.test(first) || LEADING.has(first)) rest = rest.slice(1)
+    else if ((first === 'npx' || first === 'pnpx') && rest[1] !== undefined && !rest[1].startsWith('-')) rest = rest.slice(1)
+    else if ((first === 'npx' || first === 'pnpx' || first === 'env' || first === 'nice') && rest[1]?.startsWith('-')) rest = [first, ...rest.slice(2)]
+    else if (first.startsWith('-') && rest.length > 1 && words[0] !== first) rest = rest.slice(1)
+    else return rest
+  }
+}
+
+function invocationOf(words: readonly string[], dir: string): Invocation {
+  const [tool, ...rest] = commandProper(words)
+  if (tool === undefined) return undefined
+  if (SHELLS.has(tool)) {
+    // `sh -c "npm test"`, `bash -ec '…'`: the text after the option that holds a c.
+    const at = rest.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word))
+    return at >= 0 && rest[at + 1] !== undefined ? { shell: rest[at + 1] as string } : undefined
+  }
+  if (!MANAGERS.has(tool)) return undefined
   let folder = dir
+  let workspaces = false
   const plain: string[] = []
-  for (let i = 0; i < rest.length && plain.length < 2; i++) {
+  for (let i = 0; i < rest.length; i++) {
     const word = rest[i] as string
-    const [name, inline] = word.split(/=(.*)/s)
-    if ((FOLDER_OPTIONS[tool] ?? []).includes(name as string)) {
-      const value = inline ?? rest[++i]
-      if (value !== undefined) folder = resolve(dir, value)
-    } else if (word === '--') break
+    if (word === '--') break
+    const [option, inline] = word.split(/=(.*)/s) as [string, string | undefined]
+    const value = () => inline ?? rest[++i]
+    if (FOLDER_OPTIONS.has(option)) {
+      const given = value()
+      if (given !== undefined) folder = resolve(dir, given)
+    } else if (WORKSPACE_VALUE.has(option)) {
+      workspaces = true
+      value()
+    } else if (WORKSPACE_SWITCH.has(option)) workspaces = true
+    else if (VALUE_OPTIONS.has(option)) value()
     else if (!word.startsWith('-')) plain.push(word)
+  }
+  // `yarn workspace app test`, `yarn workspaces foreach run test`: another package's script.
+  if (tool === 'yarn' && (plain[0] === 'workspace' || plain[0] === 'workspaces')) {
+    workspaces = true
+    plain.splice(0, plain[0] === 'workspace' ? 2 : 2)
   }
   const [first, second] = plain
   if (first === undefined) return undefined
-  if (tool === 'npm') {
-    const name = NPM_RUN.has(first) ? second : NPM_LIFECYCLE[first]
-    return name === undefined ? undefined : { name, dir: folder }
-  }
-  if (first === 'run') return second === undefined ? undefined : { name: second, dir: folder }
+  let name: string | undefined
+  if (tool === 'npm') name = NPM_RUN.has(first) ? second : NPM_LIFECYCLE[first]
+  else if (first === 'run') name = second
   // `pnpm test`, `yarn build`: a script's name; bun runs a script only with `run`.
-  return tool === 'bun' ? undefined : { name: first, dir: folder }
+  else if (tool !== 'bun') name = first
+  return name === undefined ? undefined : { names: [name], dir: folder, workspaces, prePost: tool === 'npm' || tool === 'yarn' }
+}
+
+/** The folder of the package.json a package manager started in `dir` uses: the nearest one at or above it. */
+function nearestPackage(dir: string): string {
+  for (let at = dir, depth = 0; depth < 12; depth++) {
+    if (existsSync(join(at, 'package.json'))) return at
+    const up = dirname(at)
+    if (up === at) break
+    at = up
+  }
+  return dir
+}
+
+/** The folders of the workspace packages of the workspace `dir` is in (npm/yarn `workspaces`, pnpm-workspace.yaml). */
+function workspacePackages(dir: string): string[] {
+  for (let at = dir, depth = 0; depth < 12; depth++) {
+    const patterns = workspacePatterns(at)
+    if (patterns) return [at, ...patterns.flatMap((pattern) => expandFolders(at, pattern))]
+    const up = dirname(at)
+    if (up === at) break
+    at = up
+  }
+  return [dir]
+}
+
+function workspacePatterns(dir: string): string[] | undefined {
+  try {
+    const yaml = readFileSync(join(dir, 'pnpm-workspace.yaml'), 'utf8')
+    const list = /^packages:\s*\n((?:\s*-.*\n?|\s*#.*\n?)*)/m.exec(yaml)?.[1] ?? ''
+    return [...list.matchAll(/^\s*-\s*['"]?([^'"#\n]+?)['"]?\s*(?:#.*)?$/gm)].map((m) => (m[1] as string).trim())
+  } catch {
+    // no pnpm workspace here
+  }
+  try {
+    const { workspaces } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { workspaces?: unknown }
+    const list = Array.isArray(workspaces) ? workspaces : (workspaces as { packages?: unknown } | undefined)?.packages
+    return Array.isArray(list) ? list.filter((p): p is string => typeof p === 'string') : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The folders a workspace pattern names (`packages/*`, `apps/**`, `tools/cli`); negations name none. */
+function expandFolders(root: string, pattern: string): string[] {
+  if (pattern.startsWith('!')) return []
+  const parts = pattern.replace(/^\.\//, '').replace(/\/$/, '').split('/')
+  let folders = [root]
+  for (const part of parts) {
+    const next: string[] = []
+    for (const folder of folders) {
+      if (part === '**') next.push(folder, ...subfolders(folder, 3))
+      else if (/[*?[{]/.test(part)) {
+        const matcher = new RegExp(
+          `^${part
+            .replace(/[.+^$()|\\]/g, '\\$&')
+            .replace(/\*/g, '[^/]*')
+            .replace(/\?/g, '[^/]')}$`,
+        )
+        next.push(...subfolders(folder, 1).filter((sub) => matcher.test(basename(sub))))
+      } else next.push(join(folder, part))
+    }
+    folders = next
+  }
+  return folders.filter((folder) => existsSync(join(folder, 'package.json')))
+}
+
+function subfolders(dir: string, depth: number): string[] {
+  if (depth === 0) return []
+  let entries
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return []
+  }
+  return entries
+    .filter((entry) => entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.'))
+    .flatMap((entry) => [join(dir, entry.name), ...subfolders(join(dir, entry.name), depth - 1)])
 }
 
 /**
@@ -84,25 +226,31 @@ export function scriptsRun(command: string | readonly string[], cwd: string): Re
     let start = 0
     for (let i = 0; i <= words.length; i++) {
       if (i < words.length && !SEPARATOR.test(words[i] as string)) continue
-      let simple = words.slice(start, i)
+      const simple = words.slice(start, i)
       start = i + 1
-      // Leading variable assignments (`CI=1 npm test`) set the environment of the command after them.
-      const assignments = simple.findIndex((word) => !/^[A-Za-z_]\w*=/.test(word))
-      simple = assignments < 0 ? [] : simple.slice(assignments)
       if (simple[0] === 'cd' && simple[1] !== undefined) dir = resolve(dir, simple[1])
-      const script = scriptOf(simple, dir)
-      if (script === undefined) continue
-      const scripts = scriptsIn(script.dir)
-      const where = relative(cwd, script.dir)
-      for (const name of [`pre${script.name}`, script.name, `post${script.name}`]) {
-        const body = scripts[name]
-        const key = where ? `${where}:${name}` : name
-        if (typeof body !== 'string' || Object.hasOwn(found, key)) continue
-        found[key] = body
-        if (depth > 1) walk(separated(shellWords(body)), script.dir, depth - 1)
+      const invocation = invocationOf(simple, dir)
+      if (invocation === undefined) continue
+      if ('shell' in invocation) {
+        walk(separated(shellWords(lines(invocation.shell))), dir, depth)
+        continue
+      }
+      const folders = invocation.workspaces ? workspacePackages(invocation.dir) : [nearestPackage(invocation.dir)]
+      for (const folder of folders) {
+        const scripts = scriptsIn(folder)
+        const where = relative(cwd, folder)
+        for (const script of invocation.names) {
+          for (const name of invocation.prePost ? [`pre${script}`, script, `post${script}`] : [script]) {
+            const body = scripts[name]
+            const key = where ? `${where}:${name}` : name
+            if (typeof body !== 'string' || Object.hasOwn(found, key)) continue
+            found[key] = body
+            if (depth > 1) walk(separated(shellWords(lines(body))), folder, depth - 1)
+          }
+        }
       }
     }
   }
-  walk(typeof command === 'string' ? separated(shellWords(command)) : command, cwd, 4)
+  walk(typeof command === 'string' ? separated(shellWords(lines(command))) : command, cwd, 4)
   return Object.keys(found).length > 0 ? found : undefined
 }

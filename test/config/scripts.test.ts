@@ -49,6 +49,66 @@ describe('scriptsRun', () => {
 
   it('is undefined for a command that runs no script: a tool, an unknown script, bun test, npx', () => {
     for (const command of ['vitest run', 'npm run nothing', 'bun test', 'npx vitest', 'npm install', ['true']]) expect(scriptsRun(command, dir)).toBeUndefined()
-    expect(scriptsRun('npm test', join(dir, 'nowhere'))).toBeUndefined()
+  })
+
+  it('binds the nearest package.json at or above the folder, as the package managers find it', () => {
+    mkdirSync(join(dir, 'nowhere'), { recursive: true })
+    expect(scriptsRun('npm run lint', join(dir, 'nowhere'))).toEqual({ '..:lint': 'eslint .' })
+  })
+
+  it('sees through what only runs a command: env, time, corepack, npx, sh -c, a subshell, if, a newline', () => {
+    const lint = { lint: 'eslint .' }
+    for (const command of [
+      'env CI=1 npm run lint',
+      'env -i npm run lint',
+      'time npm run lint',
+      'corepack pnpm lint',
+      'npx npm run lint',
+      'npx -y npm run lint',
+      'sh -c "npm run lint"',
+      "bash -ec 'npm run lint'",
+      '( npm run lint )',
+      '! npm run lint',
+      'if true; then npm run lint; fi',
+      'echo start\nnpm run lint',
+      'npm --loglevel silent run lint',
+    ])
+      expect(scriptsRun(command, dir), command).toEqual(lint)
+    expect(scriptsRun(['sh', '-c', 'npm run lint'], dir)).toEqual(lint)
+  })
+})
+
+describe('scriptsRun in a workspace', () => {
+  const root = join(dir, 'monorepo')
+  packageJson(root, { test: 'echo root' })
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'root', workspaces: ['packages/*'], scripts: { test: 'echo root' } }))
+  packageJson(join(root, 'packages', 'app'), { test: 'jest', build: 'tsc' })
+  packageJson(join(root, 'packages', 'lib'), { test: 'vitest run' })
+  const every = { test: 'echo root', 'packages/app:test': 'jest', 'packages/lib:test': 'vitest run' }
+
+  it('binds the named script of every workspace package when the command picks packages (-w, --filter, workspace)', () => {
+    for (const command of [
+      'npm -w app test',
+      'npm test --workspace=app',
+      'npm run test --workspaces',
+      'pnpm --filter app test',
+      'pnpm -r test',
+      'yarn workspace app test',
+    ])
+      expect(scriptsRun(command, root), command).toEqual(expect.objectContaining(every))
+  })
+
+  it('reads another folder named by --prefix, -C, --dir, --cwd or cd, after the script name too', () => {
+    expect(scriptsRun('npm run test --prefix packages/app', root)).toEqual({ 'packages/app:test': 'jest' })
+    expect(scriptsRun('cd packages/app\nnpm test', root)).toEqual({ 'packages/app:test': 'jest' })
+  })
+
+  it('in pnpm-workspace.yaml too', () => {
+    const pnpmRoot = join(dir, 'pnpm-mono')
+    packageJson(pnpmRoot, {})
+    writeFileSync(join(pnpmRoot, 'pnpm-workspace.yaml'), "packages:\n  - 'apps/*'\n  # a comment\n  - tools/cli\n")
+    packageJson(join(pnpmRoot, 'apps', 'web'), { build: 'vite build' })
+    packageJson(join(pnpmRoot, 'tools', 'cli'), { build: 'tsc' })
+    expect(scriptsRun('pnpm -F web build', pnpmRoot)).toEqual({ 'apps/web:build': 'vite build', 'tools/cli:build': 'tsc' })
   })
 })
