@@ -55,7 +55,7 @@ function writeTree(top: string, commit: string, folder: string, scratch: string)
  * repository's top down to the project, so presets and `verify-protocol` resolve. Everything else comes only from the
  * ref, ignored files included (an ignored `.verifyrc` would otherwise join the trusted config).
  */
-function linkIgnored(top: string, tree: string, project: string): void {
+function linkIgnored(top: string, tree: string, project: string): WorkspaceLink[] {
   const parts = relative(top, project).split(sep).filter(Boolean)
   const candidates: string[] = []
   for (let i = 0; i <= parts.length; i++) {
@@ -70,7 +70,7 @@ function linkIgnored(top: string, tree: string, project: string): void {
     // checkout is the change under review.
     for (const name of names) if (name === 'node_modules' && !existsSync(join(tree, folder, name))) candidates.push(join(folder, name))
   }
-  if (candidates.length === 0) return
+  if (candidates.length === 0) return []
   let ignored: string[]
   try {
     ignored = execFileSync('git', ['check-ignore', '--stdin', '-z'], {
@@ -83,10 +83,12 @@ function linkIgnored(top: string, tree: string, project: string): void {
       .filter(Boolean)
   } catch {
     // Exit 1: nothing is ignored.
-    return
+    return []
   }
   const linked = new Set<string>()
-  for (const path of ignored) linkModules(top, tree, path, linked)
+  const packages: WorkspaceLink[] = []
+  for (const path of ignored) linkModules(top, tree, path, linked, packages)
+  return packages
 }
 
 /**
@@ -132,7 +134,13 @@ function workspaceLinks(top: string, folder: string): { path: string; target: st
  * code, which the change may have edited: it is linked to the ref's copy of it instead (with its own node_modules, in
  * turn), so that what the trusted config extends or imports is what the ref holds.
  */
-function linkModules(top: string, tree: string, folder: string, linked: Set<string>): void {
+/** A workspace package's link in node_modules and the package's folder, relative to the repository's top. */
+interface WorkspaceLink {
+  path: string
+  target: string
+}
+
+function linkModules(top: string, tree: string, folder: string, linked: Set<string>, packages: WorkspaceLink[]): void {
   if (linked.has(folder)) return
   linked.add(folder)
   const links = workspaceLinks(top, folder)
@@ -152,8 +160,9 @@ function linkModules(top: string, tree: string, folder: string, linked: Set<stri
         // A package the ref does not have is not there: what imports it fails as it would at the ref.
         if (!existsSync(join(tree, target))) continue
         symlinkSync(join(tree, target), join(tree, path))
+        packages.push({ path, target })
         const own = join(target, 'node_modules')
-        if (existsSync(join(top, own)) && !existsSync(join(tree, own))) linkModules(top, tree, own, linked)
+        if (existsSync(join(top, own)) && !existsSync(join(tree, own))) linkModules(top, tree, own, linked, packages)
       } else if ([...redirected.keys()].some((key) => key.startsWith(`${path}${sep}`))) fill(path)
       else symlinkSync(join(top, path), join(tree, path))
     }
@@ -172,7 +181,7 @@ export async function loadProtocolFromRef(ref: string, options: LoadOptions = {}
   const shown = `${ref} (${commit.slice(0, 12)})`
   try {
     writeTree(top, commit, tree, scratch)
-    linkIgnored(top, tree, cwd)
+    const workspacePackages = linkIgnored(top, tree, cwd)
     const configFile = options.configFile === undefined ? undefined : resolve(cwd, options.configFile)
     if (configFile !== undefined && !inside(top, configFile)) {
       throw new VerifyUsageError(`--config ${configFile} is outside the repository ${top}: --protocol-from reads the config from the repository at ${ref}`)
@@ -195,7 +204,16 @@ export async function loadProtocolFromRef(ref: string, options: LoadOptions = {}
           cause: error,
         })
       }
-      throw new VerifyConfigError(error.code, `In the config at ${shown}: ${clean(error.message)}`, error.problems.map(clean), { cause: error })
+      // A workspace package read from the ref has no build output: git holds none. Said, as what to do about it.
+      const said = [error.message, ...error.problems]
+      const named = workspacePackages.filter(({ path, target }) =>
+        [path, target].some((rel) => said.some((text) => text.includes(join(tree, rel)) || text.includes(join(top, rel)))),
+      )
+      const why = named.map(
+        ({ target }) =>
+          `${target} is a workspace package, read as ${ref} holds it: what git ignores there (build output such as dist/) is not in it. Make the package export its source (\`"exports": "./src/index.ts"\`), or commit what it exports.`,
+      )
+      throw new VerifyConfigError(error.code, `In the config at ${shown}: ${clean(error.message)}`, [...error.problems.map(clean), ...why], { cause: error })
     }
     const protocol = {
       ...loaded.protocol,

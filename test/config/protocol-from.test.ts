@@ -179,6 +179,24 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
     expect(existsSync(mark)).toBe(false)
   })
 
+  it('a workspace preset that exports build output (not in git) is a config error that says why and what to do', async () => {
+    const p = project('validity-manual', { git: true })
+    p.write('packages/preset/package.json', JSON.stringify({ name: '@acme/built', version: '1.0.0', type: 'module', exports: { '.': './dist/index.js' } }))
+    p.write('packages/preset/.gitignore', 'dist/\n')
+    p.write('packages/preset/dist/index.js', "export default { checks: { gate: 'sh bin/count.sh' } }\n")
+    mkdirSync(p.path('node_modules/@acme'))
+    symlinkSync(join('..', '..', 'packages', 'preset'), p.path('node_modules/@acme/built'))
+    p.write('verify.config.ts', "export default { extends: ['@acme/built'], checks: { build: 'sh bin/count.sh' } }\n")
+    p.git('add', '-A')
+    p.git(...COMMIT, 'a built preset')
+    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+    expect(gate.code, gate.stdout + gate.stderr).toBe(2)
+    expect(gate.stderr).toMatch(
+      /packages\/preset is a workspace package, read as main holds it: what git ignores there \(build output such as dist\/\) is not in it/,
+    )
+  })
+
   it('a change to the package.json script a check runs is a change of its definition: not approved', async () => {
     const p = repository()
     p.write('package.json', JSON.stringify({ name: 'p', private: true, scripts: { build: 'sh bin/count.sh', pretest: 'true' } }, null, 2))
