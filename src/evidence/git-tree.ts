@@ -13,8 +13,8 @@ import { converts, gitView } from './git-view.js'
 const GITLINK = '160000'
 const DIRECTORY = '040000'
 const IGNORED_NAMED = /^The following paths are ignored by one of your \.gitignore files:$/m
-/** The temporary index's folder in the temp dir, named with the pid of the verify that made it. */
-const INDEX_FOLDER = /^verify-index-(\d+)-/
+/** verify's temporary folders in the temp dir (index copies, function checks' results), named with the pid that made them. */
+const INDEX_FOLDER = /^verify-(?:index|function)-(\d+)-/
 /** A folder of a verify that no longer runs, this old, was left by a kill: nothing still reads it. */
 const LEFT_BEHIND_MS = 3_600_000
 let sweptLeftovers = false
@@ -186,9 +186,9 @@ export async function workTree(repo: Repo, leaveOut: readonly string[]): Promise
 }
 
 /**
- * A verify killed while it fingerprinted (a CI job's time limit, the OOM killer) leaves its temporary index behind:
- * the first fingerprint of each process removes such folders, when their verify is dead, they are an hour old and
- * they belong to this user. Never fails: what cannot be removed stays.
+ * A verify killed while it fingerprinted or ran a function check (a CI job's time limit, the OOM killer) leaves its
+ * temporary index or result folder behind: the first fingerprint of each process removes such folders, when their
+ * verify is dead, they are an hour old and they belong to this user. Never fails: what cannot be removed stays.
  */
 async function sweepLeftovers(dir: string): Promise<void> {
   if (sweptLeftovers) return

@@ -55,7 +55,8 @@ async function readOutcome(file: string): Promise<FunctionOutcome | null> {
 }
 
 export async function runFunctionProcess(check: ResolvedCheck, options: FunctionProcessOptions): Promise<FunctionRunResult> {
-  const dir = await mkdtemp(join(tmpdir(), 'verify-function-'))
+  // Named with this process's pid: what a killed verify leaves is swept by a later one (evidence/git-tree.ts).
+  const dir = await mkdtemp(join(tmpdir(), `verify-function-${process.pid}-`))
   const request: FunctionRequest = {
     source: options.source,
     checkId: check.id,

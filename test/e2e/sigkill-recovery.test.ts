@@ -108,7 +108,7 @@ describe('after verify is SIGKILLed', () => {
   }, 60_000)
 })
 
-describe('the temporary index of a fingerprint', () => {
+describe('the temporary folders of a run (the index of a fingerprint, the results of function checks)', () => {
   // Each fingerprint reads the working tree through a copy of git's index in a folder of the temp dir, removed when it
   // is done; a SIGKILL (a CI job's time limit, the OOM killer) leaves the folder behind. The next fingerprint removes
   // what dead runs left there an hour ago or more, and nothing else.
@@ -124,6 +124,8 @@ describe('the temporary index of a fingerprint', () => {
       return name
     }
     const dead = folder(`verify-index-${await deadPid()}-a1b2c3`, true)
+    // A function check's result folder, left by a verify killed while the check ran.
+    const deadFunction = folder(`verify-function-${await deadPid()}-j1k2l3`, true)
     const alive = folder(`verify-index-${process.pid}-d4e5f6`, true)
     const recent = folder(`verify-index-${await deadPid()}-g7h8i9`, false)
     const other = folder('verify-index-other', true)
@@ -131,6 +133,7 @@ describe('the temporary index of a fingerprint', () => {
     expect(result.code, diagnose(result)).toBe(0)
     const left = readdirSync(tmp)
     expect(left).not.toContain(dead)
+    expect(left).not.toContain(deadFunction)
     expect(left.toSorted()).toEqual([alive, other, recent].toSorted())
   })
 })
