@@ -131,9 +131,10 @@ async function attemptOnce(check: ResolvedCheck, ctx: CheckRunContext, attempt: 
   return { status, reason, spawn, output, ...(tests ? { tests } : {}) }
 }
 
-// What supervision had to do beyond the group, for the evidence (and the summary's warnings).
-function supervisionNotes(spawn: FunctionRunResult): Record<string, unknown> {
-  return { ...(spawn.escaped ? { escaped: spawn.escaped } : {}), ...(spawn.outputHeld ? { outputHeld: true } : {}) }
+// What supervision had to do beyond the group, in any attempt, for the evidence (and the summary's warnings).
+function supervisionNotes(spawns: readonly FunctionRunResult[]): Record<string, unknown> {
+  const escaped = spawns.flatMap((spawn) => spawn.escaped ?? [])
+  return { ...(escaped.length > 0 ? { escaped } : {}), ...(spawns.some((spawn) => spawn.outputHeld) ? { outputHeld: true } : {}) }
 }
 
 /** Runs a command or function check with its retries. Manual checks are not run here. */
@@ -141,9 +142,12 @@ export async function executeCheck(check: ResolvedCheck, ctx: CheckRunContext): 
   const now = ctx.now ?? (() => new Date())
   let result = await attemptOnce(check, ctx, 1)
   let attempts = 1
+  // An earlier attempt's escaped processes are part of the record too: the attempt that passed did not undo them.
+  const spawns = [result.spawn]
   while ((result.status === 'failed' || result.status === 'timed_out') && attempts <= check.retries && !ctx.signal?.aborted) {
     attempts++
     result = await attemptOnce(check, ctx, attempts)
+    spawns.push(result.spawn)
   }
   const evidence: Evidence = {
     type: check.evidenceType,
@@ -158,7 +162,7 @@ export async function executeCheck(check: ResolvedCheck, ctx: CheckRunContext): 
     checkDigest: ctx.checkDigest,
     output: result.output,
     error: result.status === 'error' ? result.reason : null,
-    metadata: { ...result.spawn.metadata, ...supervisionNotes(result.spawn) },
+    metadata: { ...result.spawn.metadata, ...supervisionNotes(spawns) },
   }
   if (result.tests) evidence.tests = result.tests
   if (attempts > 1) {

@@ -46,6 +46,17 @@ describe('escaped processes', () => {
     expect(await leftBehind(box)).toEqual([])
   })
 
+  test('a retry that passes keeps what the failed attempt left in the record: its escapee, killed and named', async () => {
+    const box = sandbox()
+    const result = await box.run(['retried', '--cwd', ESCAPED], { timeoutMs: 30_000 })
+    expect(result.code, diagnose(result)).toBe(0)
+    const check = box.check('retried')
+    expect(check.evidence?.flaky).toBe(true)
+    const [pid] = readPids(box.path('retried.pid'))
+    expect((check.evidence?.metadata.escaped as { pid: number }[]).map((p) => p.pid)).toContain(pid)
+    expect(await leftBehind(box)).toEqual([])
+  })
+
   test('an escapee that holds no pipe is found by the sweep all the same', async () => {
     const box = sandbox()
     const result = await box.run(['quiet', '--cwd', ESCAPED])
