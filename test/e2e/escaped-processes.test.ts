@@ -53,7 +53,8 @@ describe('escaped processes', () => {
     const check = box.check('retried')
     expect(check.evidence?.flaky).toBe(true)
     const [pid] = readPids(box.path('retried.pid'))
-    expect((check.evidence?.metadata.escaped as { pid: number }[]).map((p) => p.pid)).toContain(pid)
+    const escaped = (check.evidence?.metadata.escaped ?? []) as { pid: number }[]
+    expect(escaped.map((p) => p.pid)).toContain(pid)
     expect(await leftBehind(box)).toEqual([])
   })
 
