@@ -143,6 +143,11 @@ async function main(request: FunctionRequest): Promise<void> {
   // verify stops a check with SIGTERM to its group (timeout, fail-fast, interrupt): the function's signal aborts, and
   // SIGKILL follows after the grace period if it does not settle.
   process.on('SIGTERM', () => controller.abort(new Error('the check was stopped by verify (timeout or cancellation)')))
+  // Nothing left to wait on, and no result: `run` returned a promise whose resolve is never called.
+  process.once('beforeExit', () => {
+    if (!outcome && !finishing)
+      settle({ error: 'the run function returned a promise that never settled: nothing was left for it to wait on (is a resolve never called?)' })
+  })
   const run = check.run
   const context = { cwd: check.cwd, signal: controller.signal, checkId: check.id, runId: request.runId, env }
   Object.defineProperty(context, MASKED_VALUES, { value: masked, enumerable: false })

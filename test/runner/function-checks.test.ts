@@ -150,3 +150,15 @@ describe('a function check whose definition changes at every load', () => {
     removeProjects()
   })
 })
+
+describe('a function whose promise never settles', () => {
+  test('with nothing left to wait on, is an error that says so (not a process that ended without a result)', async () => {
+    const p = project('validity-manual')
+    p.write('verify.config.ts', `export default { checks: { stuck: { timeout: '20s', run: () => new Promise(() => {}) } } }\n`)
+    const result = await p.verify('run')
+    expect(result.code).toBe(1)
+    expect(p.check('stuck').status).toBe('error')
+    expect(p.check('stuck').reason).toMatch(/returned a promise that never settled: nothing was left for it to wait on/)
+    removeProjects()
+  })
+})
