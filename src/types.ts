@@ -152,6 +152,8 @@ export interface RunOutcome {
   file: EvidenceFile
   /** Where it was written (absolute). */
   evidencePath: string
+  /** Set when the evidence could not be written there: why (the results are still reported). */
+  notSaved?: string
   /** The signal that interrupted the run, if any. */
   interrupted: 'SIGINT' | 'SIGTERM' | 'SIGHUP' | null
 }

@@ -121,7 +121,7 @@ export function renderAgentDigest(run: RunOutcome, options: AgentDigestOptions):
   }
   if (next.length === 0 && summary.verdict !== 'approved') next.push(again)
   if (next.length) out.push('', 'Next:', ...next.map((line) => `  ${line}`))
-  out.push(`Evidence: ${rel(outcome.evidencePath)}`)
+  out.push(outcome.notSaved ? `Evidence: not saved to ${rel(outcome.evidencePath)} (${outcome.notSaved})` : `Evidence: ${rel(outcome.evidencePath)}`)
   // Printed on stdout, maybe in a CI log: names, reasons and output lines are untrusted, each line defused.
   return `${untrusted(out.join('\n'), 'lines')}\n`
 }

@@ -74,7 +74,8 @@ export function renderSummary(outcome: RunOutcome, options: ReporterOptions, che
   for (const issue of summary.issues) lines.push(`   ${c.red('•')} ${untrusted(issue)}`)
   for (const warning of summary.warnings) lines.push(`   ${c.yellow('•')} ${untrusted(warning)}`)
   for (const recommendation of summary.recommendations) lines.push(`   ${c.cyan('→')} ${untrusted(recommendation)}`)
-  lines.push(`${c.dim(' Evidence')} ${untrusted(relative(options.cwd, outcome.evidencePath) || outcome.evidencePath)}`)
+  const shownEvidence = untrusted(relative(options.cwd, outcome.evidencePath) || outcome.evidencePath)
+  lines.push(`${c.dim(' Evidence')} ${outcome.notSaved ? c.red(`not saved to ${shownEvidence} (see below)`) : shownEvidence}`)
   return `${guardText(lines.join('\n'))}\n`
 }
 

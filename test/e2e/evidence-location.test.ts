@@ -387,6 +387,8 @@ describe('a full disk (1 MiB tmpfs)', { timeout: 30_000 }, () => {
     expect(result.code, diagnose(result)).toBe(2)
     expect(result.stdout).toMatch(/1 passed/)
     expect(result.stdout).toMatch(/Verdict\s+APPROVED/)
+    // The summary does not name the file as if it held them.
+    expect(result.stdout).toMatch(/Evidence not saved to .*evidence\.json \(see below\)/)
     expect(result.stderr).toMatch(/^verify: cannot write the evidence at .*ENOSPC.*the results above are not saved; free some space/)
     expect(`${result.stdout}${result.stderr}`).not.toMatch(STACK_LINE)
   })

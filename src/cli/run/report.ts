@@ -25,6 +25,7 @@ export async function reportRun(plan: RunPlan, finalised: Finalised): Promise<nu
     file: file instanceof EvidenceNotWrittenError ? file.file : file,
     evidencePath: context.evidencePath,
     interrupted: finalised.interrupted,
+    ...(file instanceof EvidenceNotWrittenError ? { notSaved: file.message } : {}),
   })
   if (file instanceof EvidenceNotWrittenError) throw file
   // The other reports exist now: the evidence records what they hold, so later commands leave exactly that out.
