@@ -45,12 +45,15 @@ const NPM_RUN = new Set(['run', 'run-script', 'rum', 'urn'])
 // The options that run the script of another folder's package.json.
 const FOLDER_OPTIONS = new Set(['--prefix', '-C', '--dir', '--cwd'])
 // The options that pick workspace packages: the script of each of them may run.
-const WORKSPACE_VALUE = new Set(['-w', '--workspace', '--filter', '-F', '--filter-prod'])
-const WORKSPACE_SWITCH = new Set(['--workspaces', '-ws', '-r', '--recursive'])
+const WORKSPACE_VALUE = new Set(['--workspace', '--filter', '-F', '--filter-prod'])
+const WORKSPACE_SWITCH = new Set(['--workspaces', '-ws', '-r', '--recursive', '--workspace-root'])
 // Other options that take the next word as their value, so that it is not read as a script's name.
 const VALUE_OPTIONS = new Set(['--loglevel', '--userconfig', '--cache', '--registry', '--script-shell', '--reporter', '--workspace-concurrency', '--mutex'])
 // Words before a command that run it (`env CI=1 npm test`, `time npm test`, `! npm test`, `if …; then npm test`).
 const LEADING = new Set([
+  'cross-env',
+  'sudo',
+  'stdbuf',
   'env',
   'time',
   'exec',
@@ -71,16 +74,35 @@ const LEADING = new Set([
   'until',
 ])
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh'])
+// Tools that run package.json scripts their own way (by name lists, `npm:` prefixes, task graphs, `$npm_execpath`):
+// a command that uses one is bound to every script of the package, and of the workspace's packages.
+const SCRIPT_RUNNERS =
+  /(?:^|[\s;&|(`'"])(?:npm-run-all2?|run-s|run-p|concurrently|turbo|nx|lerna|wireit|ultra|\$\{?npm_execpath\}?|node\s+--run)(?=$|[\s;&|)`'"])/
+// Files beside a package.json that decide how its scripts run (`script-shell`, `node-options`, pre/post scripts) and
+// which packages a workspace holds.
+const RUN_SETTINGS = ['.npmrc', '.yarnrc', '.yarnrc.yml', 'pnpm-workspace.yaml', 'bunfig.toml']
 
 /** What one simple command runs: a shell's `-c` text, or package.json scripts (their names, and where to look). */
 type Invocation = { shell: string } | { names: string[]; dir: string; workspaces: boolean; prePost: boolean } | undefined
 
 /** The command after the words that only run it: assignments, `env` and its options, `time`, `corepack`, `npx`… */
 function commandProper(words: readonly string[]): string[] {
-  let rest = [...words]
+  // `(npm test)`: the parentheses of a subshell, however they are spaced.
+  let rest = words.map((word) => word.replace(/^\(+/, '').replace(/\)+$/, '')).filter(Boolean)
   for (;;) {
     const [first] = rest
     if (first === undefined) return rest
+    if (first === 'timeout' || first === 'nice') {
+      rest = rest.slice(1)
+      while (rest[0] !== undefined && (rest[0].startsWith('-') || /^\d/.test(rest[0]))) rest = rest.slice(1)
+      continue
+    }
+    if (first === 'dotenv') {
+      const end = rest.indexOf('--')
+      rest = end >= 0 ? rest.slice(end + 1) : rest.slice(1)
+      continue
+    }
+    if (first === '$npm_execpath' || first === '${npm_execpath}') return ['npm', ...rest.slice(1)]
     if (/^[A-Za-z_]\w*=/.test(first) || LEADING.has(first)) rest = rest.slice(1)
     else if ((first === 'npx' || first === 'pnpx') && rest[1] !== undefined && !rest[1].startsWith('-')) rest = rest.slice(1)
     else if ((first === 'npx' || first === 'pnpx' || first === 'env' || first === 'nice') && rest[1]?.startsWith('-')) rest = [first, ...rest.slice(2)]
@@ -109,26 +131,36 @@ function invocationOf(words: readonly string[], dir: string): Invocation {
     if (FOLDER_OPTIONS.has(option)) {
       const given = value()
       if (given !== undefined) folder = resolve(dir, given)
-    } else if (WORKSPACE_VALUE.has(option)) {
+    } else if (WORKSPACE_VALUE.has(option) || (option === '-w' && tool !== 'pnpm')) {
       workspaces = true
       value()
-    } else if (WORKSPACE_SWITCH.has(option)) workspaces = true
+    } else if (WORKSPACE_SWITCH.has(option) || option === '-w') workspaces = true
     else if (VALUE_OPTIONS.has(option)) value()
     else if (!word.startsWith('-')) plain.push(word)
   }
-  // `yarn workspace app test`, `yarn workspaces foreach run test`: another package's script.
-  if (tool === 'yarn' && (plain[0] === 'workspace' || plain[0] === 'workspaces')) {
-    workspaces = true
-    plain.splice(0, plain[0] === 'workspace' ? 2 : 2)
-  }
+  // `yarn workspace app test`, `yarn workspaces foreach -A run test`: other packages' scripts.
+  if (tool === 'yarn' && (plain[0] === 'workspace' || plain[0] === 'workspaces')) workspaces = true
   const [first, second] = plain
   if (first === undefined) return undefined
   let name: string | undefined
-  if (tool === 'npm') name = NPM_RUN.has(first) ? second : NPM_LIFECYCLE[first]
+  if (tool === 'yarn' && first === 'workspace') name = plain[2] === 'run' ? plain[3] : plain[2]
+  else if (tool === 'yarn' && first === 'workspaces') name = undefined
+  else if (tool === 'npm') name = NPM_RUN.has(first) ? second : (NPM_LIFECYCLE[first] ?? (first === 'restart' ? 'restart' : undefined))
   else if (first === 'run') name = second
   // `pnpm test`, `yarn build`: a script's name; bun runs a script only with `run`.
   else if (tool !== 'bun') name = first
-  return name === undefined ? undefined : { names: [name], dir: folder, workspaces, prePost: tool === 'npm' || tool === 'yarn' }
+  // An option whose value was not known to take one (`npm --color false run lint`) comes before the words that
+  // name the script: they are looked for among all the plain words too. Binding a script that is not run only costs
+  // staleness when it changes. npm's restart runs stop and start too; install-test runs test.
+  const run = plain.findIndex((word) => NPM_RUN.has(word))
+  const names = new Set([
+    ...(name ? [name] : []),
+    ...(run >= 0 && plain[run + 1] !== undefined ? [plain[run + 1] as string] : []),
+    ...(tool === 'npm' ? plain.flatMap((word) => (NPM_LIFECYCLE[word] ? [NPM_LIFECYCLE[word] as string] : [])) : []),
+    ...(plain.includes('restart') || name === 'restart' ? ['stop', 'start'] : []),
+    ...(tool === 'npm' && plain.some((word) => /^(?:it|cit|install-test|install-ci-test)$/.test(word)) ? ['test'] : []),
+  ])
+  return names.size === 0 ? undefined : { names: [...names], dir: folder, workspaces, prePost: tool === 'npm' || tool === 'yarn' }
 }
 
 /** The folder of the package.json a package manager started in `dir` uses: the nearest one at or above it. */
@@ -152,6 +184,26 @@ function workspacePackages(dir: string): string[] {
     at = up
   }
   return [dir]
+}
+
+/** The `workspaces` a package.json declares, as written; undefined when it declares none. */
+function workspacesField(dir: string): unknown {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { workspaces?: unknown }).workspaces
+  } catch {
+    return undefined
+  }
+}
+
+/** The folder of the workspace `dir` belongs to (its own when it is in none). */
+function workspaceRoot(dir: string): string {
+  for (let at = dir, depth = 0; depth < 12; depth++) {
+    if (workspacePatterns(at)) return at
+    const up = dirname(at)
+    if (up === at) break
+    at = up
+  }
+  return dir
 }
 
 function workspacePatterns(dir: string): string[] | undefined {
@@ -221,6 +273,30 @@ export function scriptsRun(command: string | readonly string[], cwd: string): Re
     if (scripts === undefined) read.set(dir, (scripts = packageScripts(dir)))
     return scripts
   }
+  // The settings that decide how a package's scripts run, and which packages its workspace holds: bound with them.
+  const settingsOf = (folder: string) => {
+    for (const at of new Set([folder, workspaceRoot(folder)])) {
+      const prefix = relative(cwd, at) || '.'
+      for (const name of RUN_SETTINGS) {
+        const key = `${prefix}/${name}`
+        if (Object.hasOwn(found, key)) continue
+        try {
+          found[key] = readFileSync(join(at, name), 'utf8')
+        } catch {
+          // not there
+        }
+      }
+      const declared = workspacesField(at)
+      if (declared !== undefined) found[`${prefix}/package.json#workspaces`] = JSON.stringify(declared)
+    }
+  }
+  // A runner tool: every script of the package, whatever its name.
+  const bindAll = (folder: string) => {
+    settingsOf(folder)
+    const where = relative(cwd, folder) || '.'
+    const key = `${where}/package.json#scripts`
+    if (!Object.hasOwn(found, key)) found[key] = JSON.stringify(scriptsIn(folder))
+  }
   const walk = (words: readonly string[], from: string, depth: number) => {
     let dir = from
     let start = 0
@@ -228,17 +304,22 @@ export function scriptsRun(command: string | readonly string[], cwd: string): Re
       if (i < words.length && !SEPARATOR.test(words[i] as string)) continue
       const simple = words.slice(start, i)
       start = i + 1
-      if (simple[0] === 'cd' && simple[1] !== undefined) dir = resolve(dir, simple[1])
+      if ((simple[0] === 'cd' || simple[0] === 'pushd') && simple[1] !== undefined) dir = resolve(dir, simple[1])
+      if (SCRIPT_RUNNERS.test(simple.join(' '))) {
+        for (const folder of workspacePackages(nearestPackage(dir))) bindAll(folder)
+        continue
+      }
       const invocation = invocationOf(simple, dir)
       if (invocation === undefined) continue
       if ('shell' in invocation) {
         walk(separated(shellWords(lines(invocation.shell))), dir, depth)
         continue
       }
-      const folders = invocation.workspaces ? workspacePackages(invocation.dir) : [nearestPackage(invocation.dir)]
+      const folders = invocation.workspaces ? workspacePackages(nearestPackage(invocation.dir)) : [nearestPackage(invocation.dir)]
       for (const folder of folders) {
         const scripts = scriptsIn(folder)
         const where = relative(cwd, folder)
+        settingsOf(folder)
         for (const script of invocation.names) {
           for (const name of invocation.prePost ? [`pre${script}`, script, `post${script}`] : [script]) {
             const body = scripts[name]
@@ -251,6 +332,6 @@ export function scriptsRun(command: string | readonly string[], cwd: string): Re
       }
     }
   }
-  walk(typeof command === 'string' ? separated(shellWords(lines(command))) : command, cwd, 4)
+  walk(typeof command === 'string' ? separated(shellWords(lines(command))) : command, cwd, 8)
   return Object.keys(found).length > 0 ? found : undefined
 }

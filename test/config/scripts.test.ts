@@ -1,6 +1,6 @@
 // The package.json scripts a check's command runs, which its digest binds (SPEC §6.1: the check definition it ran
 // under): npm, pnpm, yarn and bun's ways of running one, the scripts those run, and another folder's scripts.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -78,6 +78,46 @@ describe('scriptsRun', () => {
   })
 })
 
+describe('scriptsRun and what decides how scripts run', () => {
+  it('a runner tool (npm-run-all, run-s, concurrently, turbo, nx, lerna, $npm_execpath) binds every script of the package', () => {
+    const all = JSON.stringify(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts)
+    for (const command of [
+      'run-s lint test',
+      'npm-run-all -p lint test',
+      'concurrently "npm:lint" "npm:test"',
+      'turbo run test',
+      'nx run app:test',
+      'lerna run test',
+      '"$npm_execpath" run lint',
+      'node --run test',
+    ])
+      expect(scriptsRun(command, dir)?.['./package.json#scripts'], command).toBe(all)
+    // A script that runs one: the same.
+    packageJson(join(dir, 'runner'), { ci: 'run-s lint test', lint: 'eslint .', test: 'vitest run' })
+    expect(scriptsRun('npm run ci', join(dir, 'runner'))?.['./package.json#scripts']).toBeDefined()
+  })
+
+  it('binds the .npmrc beside the package (script-shell, node-options) and a workspace declaration', () => {
+    const folder = join(dir, 'with-npmrc')
+    packageJson(folder, { test: 'vitest run' })
+    writeFileSync(join(folder, '.npmrc'), 'script-shell=true\n')
+    expect(scriptsRun('npm test', folder)).toEqual({ test: 'vitest run', './.npmrc': 'script-shell=true\n' })
+  })
+
+  it('sees through timeout, nice -n, cross-env, dotenv --, pushd and an unspaced subshell', () => {
+    for (const command of [
+      'timeout 60 npm run lint',
+      'nice -n 5 npm run lint',
+      'cross-env CI=1 npm run lint',
+      'dotenv -e .env -- npm run lint',
+      '(npm run lint)',
+      'npm --color false run lint',
+    ])
+      expect(scriptsRun(command, dir)?.lint, command).toBe('eslint .')
+    expect(scriptsRun('npm restart', dir)).toMatchObject({ start: 'node server.js' })
+  })
+})
+
 describe('scriptsRun in a workspace', () => {
   const root = join(dir, 'monorepo')
   packageJson(root, { test: 'echo root' })
@@ -99,8 +139,9 @@ describe('scriptsRun in a workspace', () => {
   })
 
   it('reads another folder named by --prefix, -C, --dir, --cwd or cd, after the script name too', () => {
-    expect(scriptsRun('npm run test --prefix packages/app', root)).toEqual({ 'packages/app:test': 'jest' })
-    expect(scriptsRun('cd packages/app\nnpm test', root)).toEqual({ 'packages/app:test': 'jest' })
+    const app = { 'packages/app:test': 'jest', './package.json#workspaces': '["packages/*"]' }
+    expect(scriptsRun('npm run test --prefix packages/app', root)).toEqual(app)
+    expect(scriptsRun('cd packages/app\nnpm test', root)).toEqual(app)
   })
 
   it('in pnpm-workspace.yaml too', () => {
@@ -109,6 +150,10 @@ describe('scriptsRun in a workspace', () => {
     writeFileSync(join(pnpmRoot, 'pnpm-workspace.yaml'), "packages:\n  - 'apps/*'\n  # a comment\n  - tools/cli\n")
     packageJson(join(pnpmRoot, 'apps', 'web'), { build: 'vite build' })
     packageJson(join(pnpmRoot, 'tools', 'cli'), { build: 'tsc' })
-    expect(scriptsRun('pnpm -F web build', pnpmRoot)).toEqual({ 'apps/web:build': 'vite build', 'tools/cli:build': 'tsc' })
+    expect(scriptsRun('pnpm -F web build', pnpmRoot)).toEqual({
+      'apps/web:build': 'vite build',
+      'tools/cli:build': 'tsc',
+      './pnpm-workspace.yaml': "packages:\n  - 'apps/*'\n  # a comment\n  - tools/cli\n",
+    })
   })
 })
