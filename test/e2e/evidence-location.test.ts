@@ -4,47 +4,14 @@
 // the evidence is written (the log marked truncated, a warning) and the exit code is the verdict's; when even the
 // evidence cannot be written, the results are printed, then the error, exit 2. Never a stack trace, never a hang.
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { cleanup, diagnose, ROOT, runCli, sleep, STACK_LINE, type CliResult } from '../helpers/cli.js'
-import { runCliInProcess } from '../helpers/in-process.js'
+import { diagnose, STACK_LINE } from '../helpers/cli.js'
+import { locationSandbox } from '../helpers/location.js'
 import { MIB, PROJECT } from '../helpers/scenario.js'
 
-const work = mkdtempSync(join(tmpdir(), 'verify-location-'))
-afterAll(async () => {
-  await cleanup()
-  rmSync(work, { recursive: true, force: true })
-})
-
-/**
- * Runs the reliability project with the given evidence path; the marker check proves whether anything ran. In process
- * unless `spawned`: what would spin or hang (a special file system) needs a process the test can kill.
- */
-function verify(
-  protocol: string,
-  evidence: string,
-  { spawned = false, args = [], env = {} }: { spawned?: boolean; args?: string[]; env?: Record<string, string> } = {},
-): Promise<CliResult> {
-  return (spawned ? runCli : runCliInProcess)([protocol, '--evidence', evidence, '--no-color', ...args], {
-    cwd: PROJECT,
-    env: { E2E_TMP: work, ...env },
-    timeoutMs: 20_000,
-  })
-}
-const SPECIAL = /^\/(proc|sys)\//
-
-function expectRefusedBeforeRunning(result: CliResult, path: string, advice: RegExp): void {
-  expect(result.code, diagnose(result)).toBe(2)
-  expect(result.killedByTest).toBe(false)
-  expect(result.stderr).toContain(path)
-  expect(result.stderr).toMatch(advice)
-  expect(result.stderr).toMatch(/Nothing was run/)
-  expect(result.stderr.trim().split('\n')).toHaveLength(1)
-  expect(`${result.stdout}${result.stderr}`).not.toMatch(STACK_LINE)
-  expect(existsSync(join(work, 'marker.ran'))).toBe(false)
-}
+const { work, verify, expectRefusedBeforeRunning } = locationSandbox()
 
 describe('an evidence location that cannot be written is refused before anything runs', { timeout: 30_000 }, () => {
   it('the evidence folder is a regular file (`.verify` a file)', async () => {
@@ -150,71 +117,6 @@ describe('an evidence location that cannot be written is refused before anything
     expect(lstatSync(link).isSymbolicLink()).toBe(true)
   })
 
-  it('a report to /dev/stdout redirected to a log is appended to it; evidence at /dev/stdout is refused as a stream', async () => {
-    // Spawned: /dev/stdout is the process's own standard output, here a file the shell appends to.
-    const log = join(work, 'ci.log')
-    writeFileSync(log, 'earlier lines\n')
-    const bin = join(ROOT, 'bin', 'verify.cjs')
-    const shell = (args: string) =>
-      execFileSync('sh', ['-c', `"${process.execPath}" "${bin}" marker --no-color ${args} >> "${log}"; echo $?`], {
-        cwd: PROJECT,
-        env: { ...process.env, E2E_TMP: work, CI: '', GITHUB_ACTIONS: '' },
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: 20_000,
-      }).trim()
-    expect(shell(`--evidence "${join(work, 'stream-report.json')}" --reporter junit=/dev/stdout`)).toBe('0')
-    const text = readFileSync(log, 'utf8')
-    expect(text.startsWith('earlier lines\n')).toBe(true)
-    expect(text).toContain('<testsuites name="verify"')
-    rmSync(join(work, 'marker.ran'), { force: true })
-    expect(shell('--evidence /dev/stdout')).toBe('2')
-    expect(existsSync(join(work, 'marker.ran'))).toBe(false)
-    // Its own standard output, with another reporter printing there too: the XML would be mixed with it, so refused.
-    expect(shell(`--evidence "${join(work, 'stream-report.json')}" --reporter junit=/dev/stdout --reporter default`)).toBe('2')
-    expect(readFileSync(log, 'utf8')).toBe(text)
-  })
-
-  it('a report under /dev/shm is an ordinary file: its folder is made and the file written, not appended to', async () => {
-    if (!existsSync('/dev/shm')) return
-    const folder = mkdtempSync('/dev/shm/verify-report-')
-    try {
-      const file = join(folder, 'deep', 'junit.xml')
-      for (let i = 0; i < 2; i++) {
-        const result = await verify('marker', join(work, 'shm-evidence.json'), { args: ['--reporter', 'default', '--reporter', `junit=${file}`] })
-        expect(result.code, diagnose(result)).toBe(0)
-        rmSync(join(work, 'marker.ran'), { force: true })
-      }
-      expect(readFileSync(file, 'utf8').match(/<testsuites /g)).toHaveLength(1)
-    } finally {
-      rmSync(folder, { recursive: true, force: true })
-    }
-  })
-
-  it('a report to a FIFO goes to its reader; with no reader, the report is said lost and the run ends', async () => {
-    const fifo = join(work, 'report-fifo')
-    execFileSync('mkfifo', [fifo])
-    // Spawned: an open that waits for a reader would block the test's own process.
-    const alone = await verify('marker', join(work, 'fifo-evidence.json'), { spawned: true, args: ['--reporter', 'default', '--reporter', `junit=${fifo}`] })
-    expect(alone.killedByTest).toBe(false)
-    expect(alone.code, diagnose(alone)).toBe(0)
-    expect(alone.stderr).toMatch(/nothing reads the FIFO .*report-fifo, so its report is not written/)
-    rmSync(join(work, 'marker.ran'), { force: true })
-    const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] })
-    let read = ''
-    reader.stdout.on('data', (chunk: Buffer) => (read += chunk.toString()))
-    const done = new Promise((resolve) => reader.once('close', resolve))
-    await sleep(100)
-    const withReader = await verify('marker', join(work, 'fifo-evidence.json'), {
-      spawned: true,
-      args: ['--reporter', 'default', '--reporter', `junit=${fifo}`],
-    })
-    expect(withReader.code, diagnose(withReader)).toBe(0)
-    await done
-    expect(read).toContain('<testsuites name="verify"')
-    rmSync(join(work, 'marker.ran'), { force: true })
-  })
-
   it('an evidence path that ends with a slash is a folder: the evidence goes into it as evidence.json', async () => {
     const folder = join(work, 'into-this')
     const result = await verify('marker', `${folder}/`)
@@ -230,82 +132,6 @@ describe('an evidence location that cannot be written is refused before anything
     expect(result.code, diagnose(result)).toBe(2)
     expect(result.stderr).toMatch(/is not a file/)
     expect(existsSync(join(work, 'marker.ran'))).toBe(false)
-  })
-})
-
-/** A fresh evidence path under the work folder. */
-const freshEvidence = () => join(work, 'reports', `evidence-${Math.random().toString(36).slice(2)}.json`)
-
-describe('a report file that cannot be written is refused before anything runs', { timeout: 30_000 }, () => {
-  it.each([
-    [
-      'a file where its folder must be',
-      () => {
-        writeFileSync(join(work, 'report-blocker'), 'not a folder\n')
-        return join(work, 'report-blocker', 'junit.xml')
-      },
-      /is a file, not a folder/,
-    ],
-    [
-      'a folder where the file must be',
-      () => {
-        mkdirSync(join(work, 'report-folder.xml'), { recursive: true })
-        return join(work, 'report-folder.xml')
-      },
-      /is not a file but a folder/,
-    ],
-    ['a special file system', () => '/proc/verify-report/junit.xml', /ordinary disk|not permitted|cannot/],
-  ])('--reporter junit=<%s>: exit 2, naming the report and the reporter', async (_what, place, advice) => {
-    const report = place()
-    const result = await verify('marker', freshEvidence(), { spawned: SPECIAL.test(report), args: ['--reporter', 'default', '--reporter', `junit=${report}`] })
-    expectRefusedBeforeRunning(result, report, advice)
-    expect(result.stderr).toMatch(/junit/)
-  })
-
-  it.each([
-    { name: 'the evidence file', args: (evidence: string) => [`junit=${evidence}`], taken: 'the evidence file' },
-    { name: 'the approvals file', args: (evidence: string) => [`json=${join(dirname(evidence), 'approvals.json')}`], taken: 'the approvals file' },
-    { name: 'the config file', args: () => [`markdown=${join(PROJECT, 'verify.config.mjs')}`], taken: 'the config file' },
-    { name: "another report's file", args: () => [`junit=${join(work, 'same.xml')}`, `markdown=${join(work, 'same.xml')}`], taken: "the junit report's file" },
-  ])('a report written over $name: exit 2, nothing written', async ({ args, taken }) => {
-    const evidence = freshEvidence()
-    const result = await verify('marker', evidence, { args: args(evidence).flatMap((spec) => ['--reporter', spec]) })
-    expectRefusedBeforeRunning(result, 'report', new RegExp(`which is ${taken}: name another file`))
-    expect(existsSync(evidence)).toBe(false)
-  })
-})
-
-// An existing report file verify may not write (root's, verify run as another user): without the check the run went
-// through, the reporter failed at its end with a warning, exit 0, and the old report stayed for CI to read.
-describe.skipIf(process.getuid?.() !== 0)('an existing report file that cannot be written', { timeout: 30_000 }, () => {
-  it('is refused before anything runs (exit 2), naming the file', async () => {
-    const shared = mkdtempSync(join(tmpdir(), 'verify-report-owner-'))
-    chmodSync(shared, 0o777)
-    try {
-      const report = join(shared, 'junit.xml')
-      writeFileSync(report, '<testsuites/>\n', { mode: 0o644 })
-      const child = spawn(
-        process.execPath,
-        [join(ROOT, 'bin', 'verify.cjs'), 'marker', '--evidence', join(shared, 'evidence.json'), '--no-color', '--reporter', `junit=${report}`],
-        {
-          cwd: PROJECT,
-          env: { ...process.env, E2E_TMP: shared, VERIFY_CODE_CACHE: '0' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-          uid: 65534,
-          gid: 65534,
-        },
-      )
-      let stderr = ''
-      child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
-      const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
-      expect(code, stderr).toBe(2)
-      expect(stderr).toContain(report)
-      expect(stderr).toMatch(/Nothing was run/)
-      expect(existsSync(join(shared, 'marker.ran'))).toBe(false)
-      expect(readFileSync(report, 'utf8')).toBe('<testsuites/>\n')
-    } finally {
-      rmSync(shared, { recursive: true, force: true })
-    }
   })
 })
 
