@@ -13,7 +13,7 @@ import type { Checklist } from '../../types.js'
 import { summarize } from '../../verdict/summary.js'
 
 export interface ProtocolSupervision {
-  /** Aborted when Vitest cancels the run: the checks are cancelled, the evidence written incomplete. */
+  /** Aborted when Vitest cancels the run: the checks are killed at once, the evidence written incomplete. */
   readonly signal: AbortSignal
   cancel(reason: string): void
   /** Removes the handlers and closes the registry. */
@@ -22,10 +22,13 @@ export interface ProtocolSupervision {
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
-/** Whatever had not settled is cancelled, and the evidence written at once: the process is about to end. */
-function writeInterrupted(session: EvidenceSession, checklist: Checklist, signal: string): void {
+/**
+ * Whatever had not settled is cancelled, and the evidence written at once: the process is about to end (a signal), or
+ * Vitest may end it any moment (its cancel). `signal`: recorded as the run's interruption.
+ */
+function writeInterrupted(session: EvidenceSession, checklist: Checklist, by: string, signal: string | null): void {
   for (const result of checklist.results) {
-    if (result.status === 'running' || result.status === 'pending') Object.assign(result, { status: 'cancelled', reason: `interrupted by ${signal}` })
+    if (result.status === 'running' || result.status === 'pending') Object.assign(result, { status: 'cancelled', reason: `interrupted by ${by}` })
   }
   try {
     const summary = summarize(checklist.results, checklist.protocol.strictMode, { interrupted: true })
@@ -48,7 +51,7 @@ export function superviseProtocol(session: EvidenceSession, checklist: Checklist
   const handlers = SIGNALS.map((signal) => {
     const handler = () => {
       killEverything()
-      writeInterrupted(session, checklist, signal)
+      writeInterrupted(session, checklist, signal, signal)
       end()
       // Then the signal does to the worker what it would have done: Vitest's own handling, or the default end.
       process.kill(process.pid, signal)
@@ -62,5 +65,13 @@ export function superviseProtocol(session: EvidenceSession, checklist: Checklist
   }
   for (const [signal, handler] of handlers) process.on(signal, handler)
   process.on('exit', killEverything)
-  return { signal: controller.signal, cancel: (reason) => controller.abort(reason), end }
+  // Vitest tears its workers down soon after it cancels, without waiting for a grace period: the checks are stopped
+  // at once and the evidence written now; the run then settles them as cancelled and writes it again if it can.
+  const cancel = (reason: string) => {
+    if (controller.signal.aborted) return
+    controller.abort(reason)
+    killAllGroups('SIGKILL')
+    writeInterrupted(session, checklist, reason, null)
+  }
+  return { signal: controller.signal, cancel, end }
 }
