@@ -119,6 +119,8 @@ describe('describeProtocol', () => {
       // Each check leads a process group of its own: none may outlive the test, whatever it found.
       for (const pid of started) killTree(pid)
     }
+    // Vitest's main process may end first: its worker writes the evidence in the moments after.
+    await waitUntil(() => existsSync(p.evidencePath), 10_000)
     const file = p.evidence()
     expect(file.summary.verdict).toBe('incomplete')
     expect(file.checks.map((c) => c.status)).toEqual(['cancelled', 'cancelled'])

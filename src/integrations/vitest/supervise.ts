@@ -44,14 +44,20 @@ export function superviseProtocol(session: EvidenceSession, checklist: Checklist
   // What an earlier run killed before it could clean up left behind, as `verify run` cleans it.
   cleanDeadRuns(runs, [dirname(session.evidencePath)])
   const registry = openRegistry(runs, checklist.runId)
-  const killEverything = () => {
+  // The worker ends while the protocol runs (Vitest's main process gone, its channel closed): in its last moment, the
+  // checks are killed and the evidence written, as for a signal.
+  // In this order: the groups die at once, the evidence is written, then the slower sweep of the run's tag (it reads
+  // every process's environment) — Vitest gives a worker 500 ms between its SIGTERM and a SIGKILL.
+  const onExit = () => {
     killAllGroups('SIGKILL')
+    writeInterrupted(session, checklist, 'the end of the Vitest worker', null)
     registry.close()
   }
   const handlers = SIGNALS.map((signal) => {
     const handler = () => {
-      killEverything()
+      killAllGroups('SIGKILL')
       writeInterrupted(session, checklist, signal, signal)
+      registry.close()
       end()
       // Then the signal does to the worker what it would have done: Vitest's own handling, or the default end.
       process.kill(process.pid, signal)
@@ -60,11 +66,11 @@ export function superviseProtocol(session: EvidenceSession, checklist: Checklist
   })
   const end = () => {
     for (const [signal, handler] of handlers) process.off(signal, handler)
-    process.off('exit', killEverything)
+    process.off('exit', onExit)
     registry.close()
   }
   for (const [signal, handler] of handlers) process.on(signal, handler)
-  process.on('exit', killEverything)
+  process.on('exit', onExit)
   // Vitest tears its workers down soon after it cancels, without waiting for a grace period: the checks are stopped
   // at once and the evidence written now; the run then settles them as cancelled and writes it again if it can.
   const cancel = (reason: string) => {
