@@ -106,7 +106,7 @@ function commandProper(words: readonly string[]): string[] {
     if (first === '$npm_execpath' || first === '${npm_execpath}') return ['npm', ...rest.slice(1)]
     if (/^[A-Za-z_]\w*=/.test(first) || LEADING.has(first)) rest = rest.slice(1)
     else if ((first === 'npx' || first === 'pnpx') && rest[1] !== undefined && !rest[1].startsWith('-')) rest = rest.slice(1)
-    else if ((first === 'npx' || first === 'pnpx' || first === 'env' || first === 'nice') && rest[1]?.startsWith('-')) rest = [first, ...rest.slice(2)]
+    else if ((first === 'npx' || first === 'pnpx' || first === 'env') && rest[1]?.startsWith('-')) rest = [first, ...rest.slice(2)]
     else if (first.startsWith('-') && rest.length > 1 && words[0] !== first) rest = rest.slice(1)
     else return rest
   }
@@ -146,7 +146,7 @@ function invocationOf(words: readonly string[], dir: string): Invocation {
   let name: string | undefined
   if (tool === 'yarn' && first === 'workspace') name = plain[2] === 'run' ? plain[3] : plain[2]
   else if (tool === 'yarn' && first === 'workspaces') name = undefined
-  else if (tool === 'npm') name = NPM_RUN.has(first) ? second : (NPM_LIFECYCLE[first] ?? (first === 'restart' ? 'restart' : undefined))
+  else if (tool === 'npm') name = NPM_RUN.has(first) ? second : NPM_LIFECYCLE[first]
   else if (first === 'run') name = second
   // `pnpm test`, `yarn build`: a script's name; bun runs a script only with `run`.
   else if (tool !== 'bun') name = first
@@ -166,7 +166,7 @@ function invocationOf(words: readonly string[], dir: string): Invocation {
 
 /**
  * The bodies of the package.json scripts `command` runs from `cwd`, with the `pre` and `post` scripts npm and yarn run
- * beside them and the scripts those run, up to four levels deep: `{ build: 'tsc -p .', 'app:test': 'vitest run' }` (a
+ * beside them and the scripts those run, up to eight levels deep: `{ build: 'tsc -p .', 'app:test': 'vitest run' }` (a
  * script of another folder is named with its folder). Undefined when the command runs none.
  */
 export function scriptsRun(command: string | readonly string[], cwd: string): Record<string, string> | undefined {

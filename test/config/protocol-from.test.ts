@@ -41,6 +41,18 @@ function repository(): Project {
   return p
 }
 
+/**
+ * The change records passing evidence (and, with `plainCheckPasses`, `verify check` without the gate approves it), yet
+ * the gate finds the check's definition changed: exit 3, the check stale.
+ */
+async function expectStaleUnderGate(p: Project, id: string, plainCheckPasses = false): Promise<void> {
+  expect((await verifyInProcess(p, ['run'])).code).toBe(0)
+  if (plainCheckPasses) expect((await verifyInProcess(p, ['check'])).code).toBe(0)
+  const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
+  expect(gate.code, gate.stdout).toBe(3)
+  expect(gate.stdout).toMatch(new RegExp(`${id}\\s+stale — the check's definition changed`))
+}
+
 describe('loading the protocol from a git ref', { timeout: 90_000 }, () => {
   it('gives the same check digests, paths and protocol digest as the same config in the checkout', async () => {
     const p = repository()
@@ -89,21 +101,14 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
     const p = repository()
     p.write('verify.config.ts', TRUSTED.replace("'sh bin/count.sh'", "'true'"))
     p.git(...COMMIT, 'weaken build', '-a')
-    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
-    expect((await verifyInProcess(p, ['check'])).code).toBe(0)
-    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
-    expect(gate.code, gate.stdout).toBe(3)
-    expect(gate.stdout).toMatch(/build\s+stale — the check's definition changed/)
+    await expectStaleUnderGate(p, 'build', true)
   })
 
   it('a change that lets a check retry (a flaky failure passes on a later attempt) is not approved', async () => {
     const p = repository()
     p.write('verify.config.ts', TRUSTED.replace("build: 'sh bin/count.sh',", "build: { command: 'sh bin/count.sh', retries: 3 },"))
     p.git(...COMMIT, 'retry build', '-a')
-    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
-    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
-    expect(gate.code, gate.stdout).toBe(3)
-    expect(gate.stdout).toMatch(/build\s+stale — the check's definition changed/)
+    await expectStaleUnderGate(p, 'build')
   })
 
   it('an ignored .verifyrc (or any ignored file but node_modules) in the checkout never joins the trusted config', async () => {
@@ -130,10 +135,7 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
     p.write('verify.config.ts', gated(0))
     p.write('cov.txt', '1')
     p.git(...COMMIT, 'lower the bar', '-a')
-    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
-    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
-    expect(gate.code, gate.stdout).toBe(3)
-    expect(gate.stdout).toMatch(/coverage\s+stale — the check's definition changed/)
+    await expectStaleUnderGate(p, 'coverage')
   })
 
   it('a change that removes a check from its own config is not approved', async () => {
@@ -207,11 +209,7 @@ describe('verify check --protocol-from', { timeout: 90_000 }, () => {
     p.write('ignored/fail-build', '')
     p.write('package.json', JSON.stringify({ name: 'p', private: true, scripts: { build: 'true', pretest: 'true' } }, null, 2))
     p.git(...COMMIT, 'weaken the build script', '-a')
-    expect((await verifyInProcess(p, ['run'])).code).toBe(0)
-    expect((await verifyInProcess(p, ['check'])).code).toBe(0)
-    const gate = await verifyInProcess(p, ['check', '--protocol-from', 'main'])
-    expect(gate.code, gate.stdout).toBe(3)
-    expect(gate.stdout).toMatch(/build\s+stale — the check's definition changed/)
+    await expectStaleUnderGate(p, 'build', true)
     // What the script the check does not run says stays out of its definition.
     const here = await loadVerifyConfig({ cwd: p.dir })
     p.write('package.json', JSON.stringify({ name: 'p', private: true, scripts: { build: 'true', pretest: 'false' } }, null, 2))
