@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { focusedFile } from '../../src/integrations/test-run.js'
+import { focusedFile } from '../../src/integrations/focus.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'verify-focus-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -7,7 +7,9 @@ import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
 import { optionLeftOut, optionNotGiven } from '../command-words.js'
-import { focusedFile, samePlace, plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
+import { focusedFile, samePlace } from '../focus.js'
+import { loadRecorder, type Recorder } from '../recorder.js'
+import type { TestEvidenceOptions, TestRunFacts, TestRunRecording } from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
 export interface JestGlobalConfig {
@@ -187,6 +189,7 @@ export interface JestVerifyReporterOptions extends TestEvidenceOptions {
 /** Jest reporter: `reporters: ['default', 'verify-protocol/jest/reporter']` (or `[…, { check: 'unit' }]`). */
 export default class JestVerifyReporter {
   private recording: Promise<TestRunRecording> | null = null
+  private recorder: Recorder | undefined
   private lastError: Error | undefined
 
   constructor(
@@ -197,9 +200,10 @@ export default class JestVerifyReporter {
   async onRunStart(): Promise<void> {
     this.recording = null
     if (process.env.VERIFY_CHECK_ID) return
-    // Taken now, before any test runs: the evidence is bound to the code the run started on.
-    this.recording = TestRunRecording.begin(this.globalConfig.rootDir, this.options, shellEnvironment())
     try {
+      this.recorder = await loadRecorder()
+      // Taken now, before any test runs: the evidence is bound to the code the run started on.
+      this.recording = this.recorder.TestRunRecording.begin(this.globalConfig.rootDir, this.options, shellEnvironment())
       await this.recording
     } catch (error) {
       this.fail(error)
@@ -247,7 +251,7 @@ export default class JestVerifyReporter {
 
   /** Jest fails the run with the error but does not print it: it is printed here, in one paragraph. */
   private fail(error: unknown): void {
-    this.lastError = plainError(error) as Error
+    this.lastError = (this.recorder ? this.recorder.plainError(error) : error) as Error
     process.stderr.write(`${this.lastError.message}\n`)
   }
 

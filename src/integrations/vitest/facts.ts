@@ -5,7 +5,8 @@ import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from '
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
 import { commandGives, commandWords, optionLeftOut, optionNotGiven } from '../command-words.js'
-import { focusedFile, samePlace, type TestRunFacts } from '../test-run.js'
+import { focusedFile, samePlace } from '../focus.js'
+import type { TestRunFacts } from '../test-run.js'
 
 type UnhandledErrors = Parameters<NonNullable<Reporter['onTestRunEnd']>>[1]
 type RunEndReason = Parameters<NonNullable<Reporter['onTestRunEnd']>>[2]

@@ -2,7 +2,8 @@
 // and `verify check` need not run the suite again (SPEC §11).
 import type { Reporter, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import { formatDuration } from '../../duration.js'
-import { plainError, TestRunRecording, type TestEvidenceOptions, type TestRunFacts } from '../test-run.js'
+import { loadRecorder } from '../recorder.js'
+import type { TestEvidenceOptions, TestRunFacts, TestRunRecording } from '../test-run.js'
 import { shellEnvironment } from '../shell-env.js'
 import { narrowedRunReason, partialRunReason, runFacts } from './facts.js'
 
@@ -40,6 +41,7 @@ export default class VerifyReporter implements Reporter {
     if (!vitest || process.env.VERIFY_CHECK_ID || specifications.length === 0) return
     this.notFull = await partialRunReason(vitest, specifications)
     // Taken now, before any test runs: the evidence is bound to the code the run started on.
+    const { plainError, TestRunRecording } = await loadRecorder()
     this.recording = TestRunRecording.begin(this.options.root ?? vitest.config.root, this.options, shellEnvironment())
     // Awaited here so that a bad config fails the run at its start, not after the whole suite.
     const recording = await this.recording.catch((error: unknown) => {
