@@ -1,7 +1,7 @@
 // The CLI as a few bundled files (SPEC §13): Node 20 has no module compile cache, and loading ~120 small modules cost
 // more than running the command. The library (exports of package.json) stays tsc's output in dist/; these files sit
 // beside it in dist/ so that `../package.json` and `./function-child.js` resolve as they do from the sources. The test
-// runners' reporters take their recording from it too (dist/recorder.cjs).
+// runners' reporters and describeProtocol take their core from it too (dist/recorder.cjs, dist/protocol-run.cjs).
 // CommonJS, so that each file compiles with V8's code cache (src/cli/code-cache.ts); the two files other code reaches
 // by path are ES modules written beside them: dist/cli-api.js, the bundle's public API as a config's import of
 // verify-protocol gets it (src/config/jiti-options.ts), and dist/function-child.js, which starts a function check.
@@ -14,7 +14,7 @@ import { packing, pruneChunks } from './scripts/prune-chunks.mjs'
 
 // The ES module entry of the bundle before it became CommonJS: nothing loads it any more.
 const FORMER = /^cli\.js(\.map)?$/
-const OWN = /^(cli|cli-api|cli-light|cli-loader|function-child|recorder)\.(c?js|d\.ts)(\.map)?$|^cli-exports\.json$/
+const OWN = /^(cli|cli-api|cli-light|cli-loader|function-child|recorder|protocol-run)\.(c?js|d\.ts)(\.map)?$|^cli-exports\.json$/
 const CHUNK = /^cli-chunk-/
 // tsc's output of a source that is gone would stay, be published, and keep dist/ older than the sources
 // (test/setup/build.ts would rebuild on every run). The chunks are pruned once the new ones are written (writeBundle).
@@ -135,8 +135,10 @@ export default defineConfig([
       // The public API as a config loaded by this CLI imports it (cli-api.js): the modules the CLI already holds.
       'cli-api': 'src/index.ts',
       'cli-light': LIGHT,
-      // The recording of a test run, which the Vitest and Jest reporters load when a run starts (integrations/recorder.ts).
+      // What the integrations load when they are used (integrations/bundled.ts): the recording of a test run, for the
+      // Vitest and Jest reporters, and the run of describeProtocol.
       recorder: 'src/integrations/test-run.ts',
+      'protocol-run': 'src/integrations/vitest/protocol-run.ts',
     },
     platform: 'node',
     // jsonc-parser's main file is a UMD module whose require('./impl/…') calls a bundler cannot follow: it stays a package.

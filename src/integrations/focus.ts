@@ -1,6 +1,6 @@
 // What a test runner's reporter reads of the run's files and folders before the recording starts: whether a file
 // focuses tests, whether two folders are one. Light on purpose: the reporters import it when the runner loads its
-// config, and the recording itself is loaded only when a run starts (integrations/recorder.ts).
+// config, and the recording itself is loaded only when a run starts (integrations/bundled.ts).
 import { realpathSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'

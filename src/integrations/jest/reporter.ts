@@ -8,7 +8,7 @@ import { shellEnvironment } from '../shell-env.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
 import { optionLeftOut, optionNotGiven } from '../command-words.js'
 import { focusedFile, samePlace } from '../focus.js'
-import { loadRecorder, type Recorder } from '../recorder.js'
+import { loadRecorder, type Recorder } from '../bundled.js'
 import type { TestEvidenceOptions, TestRunFacts, TestRunRecording } from '../test-run.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, test } from 'vitest'
 import type { ResolvedCheck, ResolvedProtocol } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
+import { loadProtocolRunner } from '../bundled.js'
 import type { ProtocolRun } from './protocol-run.js'
 
 export interface DescribeProtocolOptions {
@@ -64,7 +65,7 @@ export function describeProtocol(protocolName?: string, options: DescribeProtoco
   const env = options.env ?? shellEnvironment()
   // Loaded while Vitest collects the tests: they are the protocol's checks.
   describe(`verify${protocolName ? ` ${protocolName}` : ''}`, async () => {
-    const { checkTest, openEvidenceSession, startRun } = await import('./protocol-run.js')
+    const { checkTest, openEvidenceSession, startRun } = await loadProtocolRunner()
     const session = await openEvidenceSession({
       cwd: options.cwd ?? process.cwd(),
       env,

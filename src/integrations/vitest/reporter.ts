@@ -2,7 +2,7 @@
 // and `verify check` need not run the suite again (SPEC §11).
 import type { Reporter, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import { formatDuration } from '../../duration.js'
-import { loadRecorder } from '../recorder.js'
+import { loadRecorder } from '../bundled.js'
 import type { TestEvidenceOptions, TestRunFacts, TestRunRecording } from '../test-run.js'
 import { shellEnvironment } from '../shell-env.js'
 import { narrowedRunReason, partialRunReason, runFacts } from './facts.js'

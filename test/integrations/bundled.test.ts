@@ -1,7 +1,7 @@
 // What a test runner pays for the reporters on every run: importing them (a Vitest config does, for the plugin) loads
 // none of verify's core, and a run takes its recording from the CLI's bundle, compiled with V8's code cache, rather
-// than verify's ES modules and those of zod, c12 and jiti (integrations/recorder.ts, docs/performance.md).
-import { readFileSync } from 'node:fs'
+// than verify's ES modules and those of zod, c12 and jiti (integrations/bundled.ts, docs/performance.md).
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import { cleanup, ROOT, sandbox } from '../helpers/cli.js'
@@ -52,5 +52,28 @@ describe('the reporters', () => {
     const modules = loaded(log)
     expect(modules.some((m) => m.endsWith('/dist/recorder.cjs'))).toBe(true)
     expect(modules.filter((m) => CORE.test(m))).toEqual([])
+  })
+
+  test.each([
+    { runner: 'Vitest', project: 'vitest-reporter', script: VITEST_BIN, args: ['run', '--pool=threads', '--no-isolate'] },
+    { runner: 'Jest', project: 'jest-reporter', script: JEST_BIN, args: ['--ci'] },
+  ])('a damaged install fails the $runner run in one paragraph that names the file', { timeout: 90_000 }, async ({ project, script, args }) => {
+    const p = runnerProject(project, { git: true })
+    // A copy of the package as an install holds it, its recording bundle cut short.
+    const copy = join(p.outside, 'verify-protocol')
+    mkdirSync(copy)
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'))
+    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true })
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir')
+    writeFileSync(join(copy, 'dist', 'recorder.cjs'), 'module.exports = (\n')
+    rmSync(join(p.dir, 'node_modules', 'verify-protocol'))
+    symlinkSync(copy, join(p.dir, 'node_modules', 'verify-protocol'), 'dir')
+    const run = await runTool(script, args, p.dir, { timeoutMs: 90_000 })
+    expect(run.code).toBe(1)
+    const output = run.stdout + run.stderr
+    expect(output).toContain(`verify-protocol: its install is damaged: ${join(copy, 'dist', 'recorder.cjs')} does not load`)
+    expect(output).toMatch(/Reinstall it/)
+    expect(output).not.toMatch(/^\s+at .*(?:cli-loader|bundled)/m)
+    expect(existsSync(p.path('.verify/evidence.json'))).toBe(false)
   })
 })
