@@ -21,6 +21,12 @@ const REGISTER = join(ROOT, 'test', 'integrations', 'import-log', 'register.mjs'
 const CORE =
   /\/dist\/(?:evidence|runner|verdict|reporters|cli)\/|\/dist\/config\/(?!scripts\.js$|workspace-packages\.js$)|\/dist\/integrations\/test-run\.js|\/node_modules\/(?:zod|c12)\/|\/node_modules\/jiti\/.*\.mjs$/
 
+// A real run of each runner in its fixture project.
+const RUNS = [
+  { runner: 'Vitest', project: 'vitest-reporter', script: VITEST_BIN, args: ['run', '--pool=threads', '--no-isolate'] },
+  { runner: 'Jest', project: 'jest-reporter', script: JEST_BIN, args: ['--ci'] },
+]
+
 function loaded(log: string): string[] {
   return readFileSync(log, 'utf8').split('\n').filter(Boolean)
 }
@@ -39,10 +45,7 @@ describe('the reporters', () => {
     expect(modules.filter((m) => CORE.test(m))).toEqual([])
   })
 
-  test.each([
-    { runner: 'Vitest', project: 'vitest-reporter', script: VITEST_BIN, args: ['run', '--pool=threads', '--no-isolate'] },
-    { runner: 'Jest', project: 'jest-reporter', script: JEST_BIN, args: ['--ci'] },
-  ])('a $runner run records through the bundle', { timeout: 90_000 }, async ({ project, script, args }) => {
+  test.each(RUNS)('a $runner run records through the bundle', { timeout: 90_000 }, async ({ project, script, args }) => {
     const p = runnerProject(project, { git: true })
     const log = join(p.outside, 'imports.log')
     const run = await runTool('--import', [REGISTER, script, ...args], p.dir, { env: { IMPORT_LOG: log }, timeoutMs: 90_000 })
@@ -54,10 +57,7 @@ describe('the reporters', () => {
     expect(modules.filter((m) => CORE.test(m))).toEqual([])
   })
 
-  test.each([
-    { runner: 'Vitest', project: 'vitest-reporter', script: VITEST_BIN, args: ['run', '--pool=threads', '--no-isolate'] },
-    { runner: 'Jest', project: 'jest-reporter', script: JEST_BIN, args: ['--ci'] },
-  ])('a damaged install fails the $runner run in one paragraph that names the file', { timeout: 90_000 }, async ({ project, script, args }) => {
+  test.each(RUNS)('a damaged install fails the $runner run in one paragraph that names the file', { timeout: 90_000 }, async ({ project, script, args }) => {
     const p = runnerProject(project, { git: true })
     // A copy of the package as an install holds it, its recording bundle cut short.
     const copy = join(p.outside, 'verify-protocol')
