@@ -1,6 +1,6 @@
 // The package's own name and version, read once from its package.json (one folder above src/ and dist/), and where the
 // package is installed.
-import { readFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -21,4 +21,28 @@ export function installCacheDir(name: string, packageRoot: string = PACKAGE_ROOT
   const parent = dirname(packageRoot.replace(/[\\/]+$/, ''))
   const modules = basename(parent) === 'node_modules' ? parent : join(packageRoot, 'node_modules')
   return join(modules, '.cache', 'verify-protocol', name)
+}
+
+/**
+ * `<installCacheDir(name)>/<leaf>`, made if missing (0700), for what verify runs as code from there (compiled code,
+ * config transforms); null when it cannot be made, or when a folder on the way is a symlink, is another user's, or is
+ * writable by others. `.cache` itself must sit in a real node_modules folder.
+ */
+export function privateCacheFolder(name: string, leaf: string, packageRoot: string = PACKAGE_ROOT): string | null {
+  const uid = process.getuid?.()
+  if (uid === undefined) return null
+  const own = installCacheDir(name, packageRoot)
+  const cache = dirname(dirname(own))
+  const folder = join(own, leaf)
+  try {
+    if (!lstatSync(dirname(cache)).isDirectory()) return null
+    mkdirSync(folder, { recursive: true, mode: 0o700 })
+    for (const dir of [cache, join(cache, 'verify-protocol'), own, folder]) {
+      const info = lstatSync(dir)
+      if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o022) !== 0) return null
+    }
+    return folder
+  } catch {
+    return null
+  }
 }

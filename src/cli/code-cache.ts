@@ -16,10 +16,10 @@
 // damaged one is compiled again rather than crashing V8. VERIFY_CODE_CACHE=0 turns it off; deleting the folder is
 // always safe.
 import { createHash } from 'node:crypto'
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire, Module } from 'node:module'
 import { dirname, join, sep } from 'node:path'
-import { installCacheDir } from '../version.js'
+import { privateCacheFolder } from '../version.js'
 import * as vm from 'node:vm'
 
 /** More files than a few builds leave: the folder is emptied before it grows without bound. */
@@ -121,20 +121,5 @@ function verified(file: Buffer): Buffer | undefined {
 export function cacheFolder(env: Readonly<Record<string, string | undefined>>, packageRoot: string): string | null {
   const setting = env.VERIFY_CODE_CACHE?.toLowerCase()
   if (setting === '0' || setting === 'false') return null
-  const uid = process.getuid?.()
-  if (uid === undefined) return null
-  const v8 = installCacheDir('v8', packageRoot)
-  const cache = dirname(dirname(v8))
-  const folder = join(v8, `${process.version}-${process.arch}`)
-  try {
-    if (!lstatSync(dirname(cache)).isDirectory()) return null
-    mkdirSync(folder, { recursive: true, mode: 0o700 })
-    for (const dir of [cache, join(cache, 'verify-protocol'), join(cache, 'verify-protocol', 'v8'), folder]) {
-      const info = lstatSync(dir)
-      if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o022) !== 0) return null
-    }
-    return folder
-  } catch {
-    return null
-  }
+  return privateCacheFolder('v8', `${process.version}-${process.arch}`, packageRoot)
 }

@@ -9,7 +9,8 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { installCacheDir, TOOL } from '../version.js'
+import { installCacheDir, privateCacheFolder, TOOL } from '../version.js'
+import { transformStore, type TransformOptions, type TransformStore } from './transform-store.js'
 import { resolvePackage } from './locate.js'
 
 /** jiti aliases (specifier → file) for a config in `rootDir`; none when not bundled or the import reaches another copy. */
@@ -73,22 +74,43 @@ export function transformCacheDir(rootDir: string, env: Readonly<Record<string, 
   return existsSync(dirname(dirname(dirname(beside)))) ? beside : false
 }
 
-type Transform = (options: unknown) => unknown
+type Transform = (options: TransformOptions) => { code: string; error?: unknown }
 
 let babel: { file: string; transform: Transform } | null = null
 
 /**
- * jiti's TypeScript transform, given to jiti as its `transform`: babel, required on the first file that has no cached
- * transform (a fresh clone, after `npm ci`), as jiti itself would. Unlike jiti's own, it can be let go.
+ * jiti's TypeScript transform, given to jiti as its `transform`: the output `store` kept for the same source and options
+ * (transform-store.ts), else babel's, required on the first file that needs it (a fresh clone, after `npm ci`) as
+ * jiti itself would. Unlike jiti's own, it can be let go.
  */
-export function configTransform(options: unknown): unknown {
-  if (!babel) {
-    const require = createRequire(import.meta.url)
-    const file = join(dirname(require.resolve('jiti/package.json')), 'dist', 'babel.cjs')
-    babel = { file, transform: require(file) as Transform }
+export function configTransform(store: TransformStore | null): Transform {
+  return (options) => {
+    const kept = store?.get(options)
+    if (kept !== undefined) return { code: kept }
+    if (!babel) {
+      const require = createRequire(import.meta.url)
+      const file = join(dirname(require.resolve('jiti/package.json')), 'dist', 'babel.cjs')
+      babel = { file, transform: require(file) as Transform }
+    }
+    const result = babel.transform(options)
+    if (store && result.error === undefined && typeof result.code === 'string') store.put(options, result.code)
+    return result
   }
-  return babel.transform(options)
 }
+
+/**
+ * Where a load keeps config transforms by their content: verify's own cache folder, unless jiti's cache is off
+ * (`transformCacheDir` gives false); null when that folder cannot be used safely.
+ */
+export function configTransformStore(rootDir: string, env: Readonly<Record<string, string | undefined>>): TransformStore | null {
+  if (transformCacheDir(rootDir, env) === false) return null
+  const folder = privateCacheFolder('transforms', 'jiti')
+  if (folder === null) return null
+  jitiVersion ??= (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('jiti/package.json'), 'utf8')) as { version: string }).version
+  return transformStore(folder, `jiti ${jitiVersion}`)
+}
+
+let jitiVersion: string | undefined
 
 /**
  * Lets babel go once the config is loaded: loaded, it holds about 30 MiB that a run would otherwise keep to its end,

@@ -10,7 +10,7 @@ import type { LoadConfigOptions } from 'c12'
 import { VerifyError, VerifyConfigError } from '../errors.js'
 import type { PresetContext } from './define.js'
 import { configInFolder, configNotFound, isFile, PACKAGE_JSON_KEY, projectRootOf, RC_FILE, type Discovery } from './discover.js'
-import { configTransform, releaseTransform, selfAlias, transformCacheDir } from './jiti-options.js'
+import { configTransform, configTransformStore, releaseTransform, selfAlias, transformCacheDir } from './jiti-options.js'
 import { collectLayers, type Layer } from './layers.js'
 import { mergeConfigObjects } from './merge.js'
 import type { Environment } from '../types.js'
@@ -55,7 +55,7 @@ function c12Options(env: Environment, context: PresetContext): LoadConfigOptions
       fsCache: transformCacheDir(context.rootDir, env),
       moduleCache: false,
       alias: selfAlias(context.rootDir),
-      transform: configTransform as NonNullable<NonNullable<LoadConfigOptions['jitiOptions']>['transform']>,
+      transform: configTransform(configTransformStore(context.rootDir, env)) as NonNullable<NonNullable<LoadConfigOptions['jitiOptions']>['transform']>,
     },
   }
 }
