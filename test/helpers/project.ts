@@ -57,18 +57,11 @@ export function project(name: string, options: { git?: boolean } = {}): Project 
   const dir = join(base, 'project')
   const outside = join(base, 'outside')
   mkdirSync(outside)
-  cpSync(fixture(name), dir, { recursive: true })
-  cpSync(fixture('validity-bin'), join(dir, 'bin'), { recursive: true })
+  cpSync(template(name, options.git === true), dir, { recursive: true })
   mkdirSync(join(dir, 'node_modules'))
   symlinkSync(PACKAGE, join(dir, 'node_modules', 'verify-protocol'), 'dir')
   const counter = join(base, 'counter')
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: GIT_ENV, encoding: 'utf8' })
-  if (options.git) {
-    writeFileSync(join(dir, '.gitignore'), 'node_modules/\n.verify/\nignored/\n')
-    git('init', '-q', '-b', 'main')
-    git('add', '-A')
-    git('-c', 'user.name=Validity Test', '-c', 'user.email=validity@example.com', 'commit', '-q', '-m', 'initial')
-  }
   const evidencePath = join(dir, '.verify', 'evidence.json')
   const p: Project = {
     dir,
@@ -96,6 +89,37 @@ export function project(name: string, options: { git?: boolean } = {}): Project 
     git,
   }
   return p
+}
+
+const templates = new Map<string, string>()
+let templateRoot: string | undefined
+
+/**
+ * The fixture with `bin/`, and with `git` its first commit, made once per process: each project copies it, `.git`
+ * included, where it would otherwise start three git processes (a fork of a test worker, hundreds of MiB, costs
+ * tens of milliseconds). The copy's index holds other stat data than its files, so git reads them again: same tree.
+ */
+function template(name: string, git: boolean): string {
+  const key = `${name}${git ? '+git' : ''}`
+  const known = templates.get(key)
+  if (known) return known
+  if (!templateRoot) {
+    const root = mkdtempSync(join(tmpdir(), 'verify-templates-'))
+    process.once('exit', () => rmSync(root, { recursive: true, force: true }))
+    templateRoot = root
+  }
+  const dir = join(templateRoot, key)
+  cpSync(fixture(name), dir, { recursive: true })
+  cpSync(fixture('validity-bin'), join(dir, 'bin'), { recursive: true })
+  if (git) {
+    writeFileSync(join(dir, '.gitignore'), 'node_modules/\n.verify/\nignored/\n')
+    const run = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: GIT_ENV })
+    run('init', '-q', '-b', 'main')
+    run('add', '-A')
+    run('-c', 'user.name=Validity Test', '-c', 'user.email=validity@example.com', 'commit', '-q', '-m', 'initial')
+  }
+  templates.set(key, dir)
+  return dir
 }
 
 /** Removes every project folder made so far (the CLIs themselves are reaped by the e2e helpers' `cleanup`). */
