@@ -12,6 +12,8 @@ export interface CommandWorkspace {
   leaveOut: string[]
   /** Outputs the evidence recorded that are still unchanged: a new evidence file records them again. */
   carried: string[]
+  /** The repository the fingerprint was computed in: a later fingerprint of the same run asks git no more for it. */
+  repo: Promise<Repo | null>
 }
 
 export interface WorkspaceSources {
@@ -55,6 +57,6 @@ export async function commandWorkspace(
     unchangedOutputs(context.evidencePath, trusted),
   ])
   const leaveOut = [...beside, ...siblings, ...(sources.writes ?? []), ...carried]
-  const repo = sources.repo ? { repo: sources.repo } : {}
-  return { workspace: await workspaceFingerprint(protocol.rootDir, { leaveOut, ...repo }), leaveOut, carried }
+  const repo = sources.repo ?? askRepo(context)
+  return { workspace: await workspaceFingerprint(protocol.rootDir, { leaveOut, repo }), leaveOut, carried, repo }
 }

@@ -7,6 +7,7 @@ import { besideEvidence, describeOutputs } from '../../evidence/outputs.js'
 import { buildEvidenceFile } from '../../evidence/record.js'
 import { sealEvidence } from '../../evidence/sign.js'
 import { writeEvidenceFileSync } from '../../evidence/store.js'
+import type { CommandWorkspace } from '../../evidence/workspace.js'
 import type { EvidenceFile, Summary, Verdict, WorkspaceInfo } from '../../types.js'
 import { nameFiles, ownFilesTrackedWarning } from '../../verdict/check-evidence.js'
 import { inContext } from '../../verdict/invocation.js'
@@ -26,9 +27,14 @@ export interface Finalised {
 }
 
 /** Checks that write into the workspace make their own evidence stale at once: say so, and which files. */
-async function workspaceDrift(rootDir: string, before: WorkspaceInfo, leaveOut: string[], evidencePath: string): Promise<string | null> {
-  const after = await workspaceFingerprint(rootDir, { leaveOut })
-  if (after.fingerprint === before.fingerprint) return null
+async function workspaceDrift(rootDir: string, before: CommandWorkspace, leaveOut: string[], evidencePath: string): Promise<string | null> {
+  // The repository found before the run (its place, format and settings): only the tree is compared.
+  const after = await workspaceFingerprint(rootDir, { leaveOut, repo: before.repo })
+  if (after.fingerprint === before.workspace.fingerprint) return null
+  return driftMessage(rootDir, before.workspace, after, evidencePath)
+}
+
+async function driftMessage(rootDir: string, before: WorkspaceInfo, after: WorkspaceInfo, evidencePath: string): Promise<string> {
   const files = before.git && after.git ? await changedFiles(rootDir, before.git.tree, after.git.tree) : null
   // Files verify itself writes, tracked by git (a `.verify/` committed before it was ignored): no run can fix that.
   const own = relative(rootDir, dirname(evidencePath))
@@ -90,7 +96,7 @@ async function driftWarning(plan: RunPlan, interruption: AbortSignal): Promise<s
       plan.context.evidencePath,
       checklist.results.map((r) => r.id),
     )
-    return workspaceDrift(checklist.protocol.rootDir, workspace.workspace, [...workspace.leaveOut, ...beside], plan.context.evidencePath)
+    return workspaceDrift(checklist.protocol.rootDir, workspace, [...workspace.leaveOut, ...beside], plan.context.evidencePath)
   })().catch((error: unknown) =>
     interruption.aborted ? null : `Could not tell whether the checks changed the workspace while they ran: ${(error as Error).message.split('\n')[0]}`,
   )
