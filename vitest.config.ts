@@ -5,7 +5,10 @@ import { verifyPlugin } from './src/integrations/vitest/index.js'
 import { SlowFirst } from './test/setup/sequencer.js'
 
 // Files that replace a module with vi.mock need a module registry of their own; every other file shares its worker's.
-const ISOLATED = ['test/evidence/full-disk.test.ts']
+// So do the files that leave a worker hundreds of MiB larger (the floods' capped logs read back, the step summary of 200
+// checks of 400 KB output each, the TypeScript compiler checking the package's declarations): every fork of a larger
+// worker costs more, and the files after them in the same worker start thousands of processes.
+const ISOLATED = ['test/evidence/full-disk.test.ts', 'test/e2e/floods.test.ts', 'test/reporters/github-actions.test.ts', 'test/config/public-types.test.ts']
 
 export default defineConfig({
   // Every run records the `test` check's evidence (.verify/evidence.json), so `npx verify --reuse` after `npm test`
