@@ -1,5 +1,7 @@
 // The Jest reporter end to end with real Jest 30 runs in a CommonJS project: Jest loads this ES module package's
-// reporter, which records the test check's evidence; filtered and focused runs do not count.
+// reporter, which records the test check's evidence; filtered and focused runs do not count. The fixture's tests are
+// plain CommonJS, so its Jest config sets `transform: {}`: each project is new to Jest's transform cache, and babel-jest
+// cost every run about 0.5 s of CPU (1.42 s -> 0.89 s a run) for nothing the reporter sees.
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
