@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path'
 import type { CheckResult, EvidenceFile } from '../../src/types.js'
 import { fixture, readEvidence, ROOT, runCli, type CliOptions, type CliResult } from './cli.js'
 import { runCliInProcess } from './in-process.js'
+import { TEMPLATES } from '../setup/templates.js'
 
 export interface Project {
   /** The project folder (the config's folder, and the repository's top when `git`). */
@@ -103,11 +104,9 @@ function template(name: string, git: boolean): string {
   const key = `${name}${git ? '+git' : ''}`
   const known = templates.get(key)
   if (known) return known
-  if (!templateRoot) {
-    const root = mkdtempSync(join(tmpdir(), 'verify-templates-'))
-    process.once('exit', () => rmSync(root, { recursive: true, force: true }))
-    templateRoot = root
-  }
+  // The global setup's folder (test/setup/templates.ts), which it removes at the end of the run; a folder of this
+  // worker's own beside it, as two workers may make the same template at once.
+  templateRoot ??= mkdtempSync(join(process.env[TEMPLATES] ?? tmpdir(), 'worker-'))
   const dir = join(templateRoot, key)
   cpSync(fixture(name), dir, { recursive: true })
   cpSync(fixture('validity-bin'), join(dir, 'bin'), { recursive: true })
