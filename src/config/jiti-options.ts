@@ -106,8 +106,13 @@ export function configTransformStore(rootDir: string, env: Readonly<Record<strin
   if (transformCacheDir(rootDir, env) === false) return null
   const folder = privateCacheFolder('transforms', 'jiti')
   if (folder === null) return null
-  jitiVersion ??= (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('jiti/package.json'), 'utf8')) as { version: string }).version
-  return transformStore(folder, `jiti ${jitiVersion}`)
+  try {
+    jitiVersion ??= (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('jiti/package.json'), 'utf8')) as { version: string }).version
+  } catch {
+    return null // a jiti this package cannot resolve: babel would not load either, and jiti says so
+  }
+  const rebuild = env.JITI_REBUILD_FS_CACHE
+  return transformStore(folder, `jiti ${jitiVersion}`, { rebuild: rebuild !== undefined && !['', '0', 'false'].includes(rebuild.toLowerCase()) })
 }
 
 let jitiVersion: string | undefined

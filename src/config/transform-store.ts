@@ -1,15 +1,16 @@
 // Step 2 (load), helper: the TypeScript transforms of config files, kept by their content. jiti keeps its own by the
 // file's path, so the same source at another path was transformed again, babel loaded first (about 0.25 s of CPU): a
 // second clone or worktree, a copied project, and the checkout `--protocol-from` makes in a new temporary folder at
-// every run. Kept here by the SHA-256 of the source and of every transform option but the file's name. An output that
-// holds the file's folder (`import.meta.url`, a source map) depends on where the file is: it is not kept.
+// every run. Kept here by the SHA-256 of the source and of every transform option but the file's name (its extension
+// counts). An output that holds the file's folder (`import.meta.url`) or names the file (an inline source map) depends
+// on where the file is: it is not kept.
 //
 // A kept transform is code that the next load runs: the folder is verify's own (version.ts, privateCacheFolder), as easy
 // to write as verify's installed files and no easier, never the temp dir. Each file carries the SHA-256 of its code,
 // so a damaged one is transformed again.
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 /** What jiti hands its `transform`: the source, the file's name and the options of the transform. */
@@ -30,14 +31,15 @@ export interface TransformStore {
 }
 
 /** A store in `folder` for the transforms of `transformer` (its name and version: another version transforms anew). */
-export function transformStore(folder: string, transformer: string): TransformStore {
+export function transformStore(folder: string, transformer: string, mode: { rebuild?: boolean } = {}): TransformStore {
   const fileOf = (options: TransformOptions): string | null => {
     const key = keyOf(options, transformer)
     return key === null ? null : join(folder, `${key}.js`)
   }
   return {
-    get(options) {
-      const file = fileOf(options)
+    get(transform) {
+      // Asked to transform anew (JITI_REBUILD_FS_CACHE), as jiti's own cache is: what is kept is replaced, never served.
+      const file = mode.rebuild ? null : fileOf(transform)
       if (file === null) return undefined
       try {
         return verified(readFileSync(file, 'utf8'))
@@ -47,7 +49,7 @@ export function transformStore(folder: string, transformer: string): TransformSt
     },
     put(options, code) {
       const file = fileOf(options)
-      if (file === null || dependsOnPlace(code, options.filename)) return
+      if (file === null || mapsSource(options) || dependsOnPlace(code, options.filename)) return
       // Written aside and renamed: a load meanwhile reads the old file or the new, never half of one.
       const temporary = `${file}.${process.pid}.tmp`
       try {
@@ -63,11 +65,20 @@ export function transformStore(folder: string, transformer: string): TransformSt
   }
 }
 
-/** The key of a transform: the source and every option but the file's name; null when an option is no plain data. */
+/**
+ * The key of a transform: the source, every option but the file's name, and the name's extension (with JSX on, jiti
+ * reads `.tsx` otherwise than `.ts`); null when an option is no plain data.
+ */
 function keyOf(options: TransformOptions, transformer: string): string | null {
-  const { source, filename: _where, ...rest } = options
+  const { source, filename = '', ...rest } = options
   if (typeof source !== 'string' || !isPlainData(rest)) return null
-  return sha256(`${transformer}\0${stableJson(rest)}\0${source}`)
+  return sha256(`${transformer}\0${extname(filename)}\0${stableJson(rest)}\0${source}`)
+}
+
+/** An inline source map names the file (in base64, where no search for the folder finds it). */
+function mapsSource(options: TransformOptions): boolean {
+  const babel = options.babel
+  return typeof babel === 'object' && babel !== null && 'sourceMaps' in babel && Boolean((babel as { sourceMaps?: unknown }).sourceMaps)
 }
 
 /** Strings, numbers, booleans, null, and arrays and plain objects of them: what JSON keeps whole. */

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { transformStore } from '../../src/config/transform-store.js'
 import { privateCacheFolder } from '../../src/version.js'
-import { ids, load, projectFolder } from '../helpers/load-config.js'
+import { ENV, ids, load, projectFolder } from '../helpers/load-config.js'
 
 const scratch = mkdtempSync(join(tmpdir(), 'verify-store-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
@@ -24,6 +24,23 @@ describe('the transform store', () => {
     expect(store.get({ ...options('export default 1', '/a/one/verify.config.ts'), ts: false })).toBeUndefined()
     // Another version of the transform transforms anew.
     expect(transformStore(mkdtempSync(join(scratch, 's-')), 'babel 2').get(options('export default 1', '/a/x.ts'))).toBeUndefined()
+  })
+
+  it("serves a .ts file's output to no .tsx file (jiti reads JSX in .tsx alone)", () => {
+    const store = transformStore(mkdtempSync(join(scratch, 's-')), 'babel 1')
+    store.put({ ...options('export default <T>(a)</T>/g', '/a/one/x.ts'), jsx: true }, 'module.exports = false')
+    expect(store.get({ ...options('export default <T>(a)</T>/g', '/b/two/y.tsx'), jsx: true })).toBeUndefined()
+    expect(store.get({ ...options('export default <T>(a)</T>/g', '/b/two/y.ts'), jsx: true })).toBe('module.exports = false')
+  })
+
+  it('keeps no output with an inline source map (it names the file), and serves nothing when asked to rebuild', () => {
+    const folder = mkdtempSync(join(scratch, 's-'))
+    const store = transformStore(folder, 'babel 1')
+    store.put({ ...options('export default 6', '/a/b/c.ts'), babel: { sourceFileName: '/a/b/c.ts', sourceMaps: 'inline' } }, 'module.exports = 6')
+    expect(readdirSync(folder)).toEqual([])
+    store.put(options('export default 7', '/a/b/c.ts'), 'module.exports = 7')
+    expect(transformStore(folder, 'babel 1', { rebuild: true }).get(options('export default 7', '/a/b/c.ts'))).toBeUndefined()
+    expect(store.get(options('export default 7', '/a/b/c.ts'))).toBe('module.exports = 7')
   })
 
   it("keeps no output that holds the file's folder (a path, an escaped path, a URL)", () => {
@@ -70,6 +87,22 @@ describe('config loads through the store', () => {
     writeFileSync(path, `${createHash('sha256').update(code).digest('hex')}\n${code}`)
     try {
       expect(ids(await load({ cwd: project('two', { 'verify.config.ts': source }) }))).toEqual(['served'])
+    } finally {
+      rmSync(path, { force: true })
+    }
+  })
+
+  it('JITI_REBUILD_FS_CACHE transforms anew: a kept transform is replaced, not served', async () => {
+    const marker = `rebuilt-${randomUUID()}`
+    const source = `export default { checks: { first: 'echo ${marker}' as string } }\n`
+    expect(ids(await load({ cwd: project('three', { 'verify.config.ts': source }) }))).toEqual(['first'])
+    const path = join(kept(), keptWith(marker)[0] as string)
+    const code = readFileSync(path, 'utf8').split('\n').slice(1).join('\n').replace('first:', 'served:')
+    writeFileSync(path, `${createHash('sha256').update(code).digest('hex')}\n${code}`)
+    try {
+      const env = { ...ENV, JITI_REBUILD_FS_CACHE: 'true' }
+      expect(ids(await load({ cwd: project('four', { 'verify.config.ts': source }), env }))).toEqual(['first'])
+      expect(readFileSync(path, 'utf8')).not.toContain('served:')
     } finally {
       rmSync(path, { force: true })
     }

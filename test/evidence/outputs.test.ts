@@ -145,6 +145,17 @@ describe.concurrent("verify's own output is not code", { timeout: 90_000 }, () =
     expect(tracked.stdout + tracked.stderr).toMatch(/the checks rewrote files git tracks \(src\/app\.ts\), which \.gitignore cannot leave out/)
   })
 
+  it('a check that makes the folder a git repository, or removes its repository, changed what the evidence is bound to', async () => {
+    const outside = project('validity-git')
+    outside.write('verify.config.ts', "export default { checks: { build: 'git init -q' } }\n")
+    const made = await outside.verify('run')
+    expect(made.stdout + made.stderr).toContain('The checks changed the workspace while they ran')
+    const inGit = project('validity-git', { git: true })
+    inGit.write('verify.config.ts', "export default { checks: { build: 'rm -rf .git' } }\n")
+    const removed = await inGit.verify('run')
+    expect(removed.stdout + removed.stderr).toContain('The checks changed the workspace while they ran')
+  })
+
   it('a .verify/ that git tracks is named as the cause, with how to untrack it', async () => {
     const p = project('validity-git', { git: true })
     expect((await p.verify('run')).code).toBe(0)

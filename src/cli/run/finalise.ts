@@ -1,5 +1,6 @@
 // `verify run`, step 3 — finalise: the summary and verdict (decided by verdict/run-summary.ts, a shard's included),
 // the warnings of the run's circumstances, and the evidence record as it will be written.
+import { existsSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { changedFiles, trackedLeftOut, workspaceFingerprint } from '../../evidence/fingerprint.js'
 import { git } from '../../evidence/git-process.js'
@@ -7,6 +8,7 @@ import { besideEvidence, describeOutputs } from '../../evidence/outputs.js'
 import { buildEvidenceFile } from '../../evidence/record.js'
 import { sealEvidence } from '../../evidence/sign.js'
 import { writeEvidenceFileSync } from '../../evidence/store.js'
+import type { Repo } from '../../evidence/git-tree.js'
 import type { CommandWorkspace } from '../../evidence/workspace.js'
 import type { EvidenceFile, Summary, Verdict, WorkspaceInfo } from '../../types.js'
 import { nameFiles, ownFilesTrackedWarning } from '../../verdict/check-evidence.js'
@@ -28,10 +30,19 @@ export interface Finalised {
 
 /** Checks that write into the workspace make their own evidence stale at once: say so, and which files. */
 async function workspaceDrift(rootDir: string, before: CommandWorkspace, leaveOut: string[], evidencePath: string): Promise<string | null> {
-  // The repository found before the run (its place, format and settings): only the tree is compared.
-  const after = await workspaceFingerprint(rootDir, { leaveOut, repo: before.repo })
+  const after = await workspaceFingerprint(rootDir, { leaveOut, ...(await sameRepository(before.repo)) })
   if (after.fingerprint === before.workspace.fingerprint) return null
   return driftMessage(rootDir, before.workspace, after, evidencePath)
+}
+
+/**
+ * The repository found before the checks ran (its place, format and settings), when it is still there: the tree is
+ * compared in it without asking git again. A check that made the folder a repository, or removed its repository,
+ * changed what the evidence is bound to: git is asked again, and the fingerprints differ.
+ */
+async function sameRepository(repo: Promise<Repo | null>): Promise<{ repo?: Promise<Repo | null> }> {
+  const found = await repo.catch(() => null)
+  return found && existsSync(join(found.top, '.git')) ? { repo: Promise.resolve(found) } : {}
 }
 
 async function driftMessage(rootDir: string, before: WorkspaceInfo, after: WorkspaceInfo, evidencePath: string): Promise<string> {
