@@ -20,8 +20,11 @@ export function startsAsEvidence(text: string): boolean {
   return EVIDENCE_START.test(text)
 }
 
-/** The name of a run's record in the run registry (`run/<run id>.json`, the id a UUID), or of its temporary copy. */
-export const RUN_RECORD = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json(\.tmp)?$/
+/**
+ * The name of a run's record in the run registry (`run/<run id>.json`, the id a UUID), or of its temporary copy
+ * (`<run id>.json.<writer's pid>.tmp`; `<run id>.json.tmp` from earlier versions). Group 1: the run id; 2: the pid.
+ */
+export const RUN_RECORD = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json(?:(?:\.(\d+))?\.tmp)?$/
 
 /**
  * What verify writes beside an evidence file: the file itself, `approvals.json` and the check logs

@@ -42,6 +42,9 @@ export interface RunRegistry {
  */
 export function openRegistry(dir: string, runId: string): RunRegistry {
   const file = join(dir, `${runId}.json`)
+  // Named by its writer: a kill before its first byte leaves a file with no record inside, which the next run removes
+  // once that pid is gone.
+  const temporary = `${file}.${process.pid}.tmp`
   const record: RegistryFile = {
     runId,
     pid: process.pid,
@@ -55,8 +58,8 @@ export function openRegistry(dir: string, runId: string): RunRegistry {
     if (!writable) return
     try {
       // Small and rewritten whole at each change: a rename makes every version complete.
-      writeFileSync(`${file}.tmp`, JSON.stringify(record))
-      renameSync(`${file}.tmp`, file)
+      writeFileSync(temporary, JSON.stringify(record))
+      renameSync(temporary, file)
     } catch {
       writable = false
     }
@@ -88,7 +91,7 @@ export function openRegistry(dir: string, runId: string): RunRegistry {
       stop()
       // Only what this run started carries its tag: a run that started nothing (all reused) skips the sweep.
       if (spawned) killTagged(RUN_TAG_ENV, runId)
-      for (const name of [file, `${file}.tmp`]) removeFile(name)
+      for (const name of [file, temporary]) removeFile(name)
     },
   }
 }
@@ -105,10 +108,12 @@ export function cleanDeadRuns(dir: string, tempDirs: readonly string[]): Cleanup
     const match = RUN_RECORD.exec(name)
     if (!match) continue
     const path = join(dir, name)
+    const writer = match[2] === undefined ? null : Number(match[2])
     const record = readRecord(path)
     if (record && record.hostname !== hostname()) continue
-    // An unreadable registry was cut by a kill mid-write; give a live writer a moment to finish its rename.
-    if (!record && Date.now() - mtime(path) < 5000) continue
+    // An unreadable registry was cut by a kill mid-write, or is being written: a writer the name says is gone is no
+    // reason to wait; any other gets a moment to finish its rename.
+    if (!record && Date.now() - mtime(path) < 5000 && (writer === null || isAlive(writer))) continue
     if (record && isSameProcess(record.pid, record.startTime)) continue
     const runId = record?.runId ?? (match[1] as string)
     cleanup.runs++
@@ -126,6 +131,7 @@ export function cleanDeadRuns(dir: string, tempDirs: readonly string[]): Cleanup
     for (const { pid } of killTagged(RUN_TAG_ENV, runId)) killed.add(pid)
     cleanup.killed.push(...[...killed].toSorted((a, b) => a - b))
     for (const leftover of [path, join(dir, `${runId}.json`), join(dir, `${runId}.json.tmp`)]) removeFile(leftover)
+    if (record) removeFile(join(dir, `${runId}.json.${record.pid}.tmp`))
   }
   for (const tempDir of tempDirs) {
     for (const name of list(tempDir)) {

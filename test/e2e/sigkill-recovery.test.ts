@@ -90,6 +90,19 @@ describe('after verify is SIGKILLed', () => {
     }
   })
 
+  test("the registry's temporary copy that a run killed at its first write left (empty, a moment ago) is removed; a live writer's is not", async () => {
+    const box = sandbox({ inProcess: true })
+    mkdirSync(box.path('run'), { recursive: true })
+    // A kill between the temporary file's creation and its first bytes: no record to read, no pid inside.
+    const dead = `run/${DEAD_RUN}.json.${await deadPid()}.tmp`
+    const live = `run/1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5.json.${process.pid}.tmp`
+    writeFileSync(box.path(dead), '')
+    writeFileSync(box.path(live), '')
+    const next = await box.run(['quick', '--cwd', SIGKILL])
+    expect(next.code, diagnose(next)).toBe(0)
+    expect(litter(box)).toEqual([live])
+  })
+
   test('SIGKILL at random moments, many times: each next run cleans up, and in the end nothing is left', async () => {
     const box = sandbox({ inProcess: true })
     for (let round = 0; round < 8; round++) {
