@@ -6,7 +6,7 @@ import { hostname } from 'node:os'
 import { dirname } from 'node:path'
 import { VerifyError } from '../errors.js'
 import { makeFolder } from '../folder.js'
-import { isSameProcess, startTimeOf } from '../runner/procfs.js'
+import { isAlive, isSameProcess, startTimeOf } from '../runner/procfs.js'
 
 /** What a lock file holds: enough to tell whether its holder is still alive, and to name it in a message. */
 export interface LockHolder {
@@ -154,10 +154,10 @@ function isStale(holder: LockHolder): boolean {
 function takeOver(path: string, stale: LockHolder | null): boolean {
   const mutex = `${path}.takeover`
   try {
-    writeFileSync(mutex, `${process.pid}\n`, { flag: 'wx' })
+    writeFileSync(mutex, `${process.pid} ${hostname()}\n`, { flag: 'wx' })
   } catch {
     try {
-      if (Date.now() - statSync(mutex).mtimeMs > TAKEOVER_STALE_MS) unlinkSync(mutex)
+      if (abandoned(mutex)) unlinkSync(mutex)
     } catch {
       // Finished meanwhile.
     }
@@ -171,6 +171,13 @@ function takeOver(path: string, stale: LockHolder | null): boolean {
   } finally {
     unlinkSync(mutex)
   }
+}
+
+// A takeover whose taker died in it (its pid gone, on this machine), or that has not finished in TAKEOVER_STALE_MS.
+function abandoned(mutex: string): boolean {
+  const [pid, host] = readFileSync(mutex, 'utf8').trim().split(' ')
+  if (host === hostname() && Number(pid) > 0 && !isAlive(Number(pid))) return true
+  return Date.now() - statSync(mutex).mtimeMs > TAKEOVER_STALE_MS
 }
 
 function releaseLock(path: string, holder: LockHolder): void {

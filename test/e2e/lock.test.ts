@@ -99,6 +99,23 @@ describe('one run at a time per evidence file', () => {
     }
   })
 
+  test('a takeover that a run killed inside it left half-done does not hold the next run up', async () => {
+    const box = sandbox({ inProcess: true })
+    const dead = await deadPid()
+    writeFileSync(
+      `${box.evidencePath}.lock`,
+      JSON.stringify({ pid: dead, startTime: '1', hostname: hostname(), command: 'verify run', since: '2026-01-01T00:00:00.000Z' }),
+    )
+    // What the taker writes first (its pid and machine), a moment ago; its kill came before it removed it.
+    writeFileSync(`${box.evidencePath}.lock.takeover`, `${dead} ${hostname()}\n`)
+    const result = await box.run(['timed', '--cwd', LOCK])
+    expect(result.code, diagnose(result)).toBe(0)
+    expect(box.evidence().summary.warnings[0]).toContain(`Took over the lock of ${box.evidencePath}: the run that held it (pid ${dead}`)
+    expect(existsSync(`${box.evidencePath}.lock.takeover`)).toBe(false)
+    // Not after the 10 s that a takeover by a live process may take at most: the run itself takes under a second.
+    expect(result.durationMs).toBeLessThan(8000)
+  })
+
   test('a folder where the lock file goes: exit 2 at once, saying what is in the way', async () => {
     const box = sandbox({ inProcess: true })
     mkdirSync(`${box.evidencePath}.lock`, { recursive: true })
