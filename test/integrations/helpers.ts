@@ -116,3 +116,17 @@ export function killTools(): void {
   for (const pid of started) killGroup(pid)
   started.clear()
 }
+
+/** Waits until `condition` holds (polled every 100 ms; a throw counts as not yet), else fails with `diagnose()`. */
+export async function until(condition: () => boolean, diagnose: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      if (condition()) return
+    } catch {
+      // Not written yet, or being replaced.
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting; output:\n${diagnose()}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}

@@ -5,9 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
-import { cleanup } from '../helpers/cli.js'
+import { cleanup, sleep } from '../helpers/cli.js'
 import { checkLine, removeProjects, type Project } from '../helpers/project.js'
-import { JEST_BIN, killTools, runnerProject, runTool, withoutOuterVitest } from './helpers.js'
+import { JEST_BIN, killTools, runnerProject, runTool, startTool, until, withoutOuterVitest } from './helpers.js'
 
 const JEST_VERSION = (JSON.parse(readFileSync(join(JEST_BIN, '..', '..', 'package.json'), 'utf8')) as { version: string }).version
 
@@ -16,6 +16,9 @@ afterEach(async () => {
   await cleanup()
 })
 afterAll(removeProjects)
+
+/** How many runs a watching Jest's output shows. */
+const runs = (output: string) => output.match(/^Ran all test suites\.$/gm)?.length ?? 0
 
 const jest = (dir: string, args: readonly string[], env: Record<string, string | undefined> = {}) =>
   runTool(JEST_BIN, ['--ci', ...args], dir, { env, timeoutMs: 90_000 })
@@ -161,6 +164,48 @@ describe('the Jest reporter', () => {
     )
     expect(existsSync(p.evidencePath)).toBe(false)
   })
+
+  test(
+    'in watch mode, an evidence file that Jest watches is not written (each write would start another run, without end); ignored by Jest, each run records',
+    { timeout: 90_000 },
+    async () => {
+      const p = runnerProject('jest-reporter', { git: true })
+      const watched = startTool(JEST_BIN, ['--watchAll'], p.dir, { timeoutMs: 60_000 })
+      try {
+        await until(() => runs(watched.output()) > 0, watched.output)
+        // A run of this suite takes under a second: a loop would have run it again meanwhile.
+        await sleep(3000)
+        expect(runs(watched.output()), watched.output()).toBe(1)
+        expect(watched.output()).toContain(
+          'verify: not recording "test" evidence in Jest\'s watch mode: Jest watches .verify/evidence.json, and each record would start another run, without end.',
+        )
+        expect(watched.output()).toContain('"watchPathIgnorePatterns": ["<rootDir>/.verify/"]')
+        expect(existsSync(p.evidencePath)).toBe(false)
+      } finally {
+        watched.stop()
+      }
+      await watched.done
+
+      const pkg = JSON.parse(p.read('package.json')) as { jest: Record<string, unknown> }
+      pkg.jest.watchPathIgnorePatterns = ['<rootDir>/.verify/']
+      p.write('package.json', JSON.stringify(pkg, null, 2))
+      const ignored = startTool(JEST_BIN, ['--watchAll'], p.dir, { timeoutMs: 60_000 })
+      try {
+        await until(() => p.check('test').status === 'passed', ignored.output)
+        const first = p.check('test').evidence
+        // --watchAll runs the whole suite each time: it counts as the check's own command.
+        expect(first?.recordedBy).toMatchObject({ runner: 'jest', fullRun: true })
+        p.write('math.js', 'exports.add = (a, b) => b + a\n')
+        await until(() => p.check('test').evidence?.timestamp !== first?.timestamp, ignored.output)
+        expect(p.check('test').evidence?.fingerprint).not.toBe(first?.fingerprint)
+        await sleep(3000)
+        expect(runs(ignored.output()), ignored.output()).toBe(2)
+      } finally {
+        ignored.stop()
+      }
+      await ignored.done
+    },
+  )
 
   test('focused tests (.only) do not count', { timeout: 90_000 }, async () => {
     const p = runnerProject('jest-reporter', { git: true })

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import { cleanup } from '../helpers/cli.js'
 import { checkLine, removeProjects } from '../helpers/project.js'
-import { groupAlive, killTools, runnerProject, runTool, startTool, VITEST_BIN, withoutOuterVitest } from './helpers.js'
+import { groupAlive, killTools, runnerProject, runTool, startTool, until, VITEST_BIN, withoutOuterVitest } from './helpers.js'
 
 const VITEST_VERSION = (JSON.parse(readFileSync(join(VITEST_BIN, '..', 'package.json'), 'utf8')) as { version: string }).version
 
@@ -284,16 +284,3 @@ describe('the Vitest reporter', () => {
     )
   })
 })
-
-async function until(condition: () => boolean, diagnose: () => string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      if (condition()) return
-    } catch {
-      // Not written yet, or being replaced.
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting; output:\n${diagnose()}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}

@@ -2,7 +2,7 @@
 // with require() (Node's require of an ES module) or, failing that, import(); it receives Jest's plain result objects,
 // so only the fields read here are typed.
 import { createRequire } from 'node:module'
-import { join, relative } from 'node:path'
+import { dirname, extname, isAbsolute, join, relative, sep } from 'node:path'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
@@ -28,9 +28,55 @@ export interface JestGlobalConfig {
   lastCommit?: boolean
   findRelatedTests?: boolean
   watch?: boolean
+  watchAll?: boolean
   filter?: string
   shard?: { shardIndex: number; shardCount: number }
 }
+
+/** The fields of a Jest project's config this reporter reads: what its watch mode watches. */
+export interface JestProjectConfig {
+  rootDir: string
+  roots?: readonly string[]
+  moduleFileExtensions?: readonly string[]
+  modulePathIgnorePatterns?: readonly string[]
+  watchPathIgnorePatterns?: readonly string[]
+}
+
+/**
+ * The project among `configs` whose watch mode sees a change of `file`, or null. As Jest's file map: a file under one
+ * of the project's roots, with one of its module extensions, outside node_modules, matched by none of its
+ * `modulePathIgnorePatterns` and `watchPathIgnorePatterns` (regular expressions over the absolute path).
+ */
+export function watchingProject(configs: Iterable<JestProjectConfig>, file: string): JestProjectConfig | null {
+  for (const config of configs) {
+    const roots = config.roots ?? [config.rootDir]
+    if (!roots.some((root) => inside(root, file))) continue
+    if (config.moduleFileExtensions && !config.moduleFileExtensions.includes(extname(file).slice(1))) continue
+    if (file.split(sep).includes('node_modules')) continue
+    const ignored = [...(config.modulePathIgnorePatterns ?? []), ...(config.watchPathIgnorePatterns ?? [])]
+    if (ignored.length > 0 && new RegExp(ignored.join('|')).test(file)) continue
+    return config
+  }
+  return null
+}
+
+function inside(folder: string, file: string): boolean {
+  const path = relative(folder, file)
+  return path !== '' && !path.startsWith('..') && !isAbsolute(path)
+}
+
+/** Why the reporter does not record in this watch mode: the one paragraph to print, once. */
+function watchedEvidenceMessage(checkId: string, evidencePath: string, project: JestProjectConfig): string {
+  const folder = relative(project.rootDir, dirname(evidencePath))
+  const pattern = inside(project.rootDir, evidencePath) ? `<rootDir>/${folder ? `${folder}/` : ''}` : `${dirname(evidencePath)}/`
+  return (
+    `verify: not recording "${checkId}" evidence in Jest's watch mode: Jest watches ${relative(project.rootDir, evidencePath)}, and each record ` +
+    `would start another run, without end. Add "watchPathIgnorePatterns": ["${pattern}"] to Jest's config, and each run in watch mode records.\n`
+  )
+}
+
+// Said once in a watch session, not at each run.
+let watchedEvidenceTold = false
 
 interface JestAssertion {
   fullName: string
@@ -95,13 +141,13 @@ export function partialRunReason(config: JestGlobalConfig): string | null {
 
 /**
  * Jest options that change only how it reports, caches or spreads its work, or that make a run stricter: never which
- * tests run, nor whether they pass. Any other option on the command line that the check's own command does not give
+ * tests run, nor whether they pass (`--watchAll` runs the whole suite again at each change). Any other option on the command line that the check's own command does not give
  * (a setup file, a sequencer, a timeout, `-u`, a config, roots or test patterns …) makes the run another run.
  */
 const REPORTING_OPTIONS = new Set(
   `ci color colors noColor noColors verbose silent json outputFile useStderr expand noStackTrace coverageDirectory coverageReporters
   runInBand i maxWorkers w workerIdleMemoryLimit cache noCache cacheDirectory watchman noWatchman
-  detectOpenHandles forceExit logHeapUsage notify errorOnDeprecated reporters`.split(/\s+/),
+  detectOpenHandles forceExit logHeapUsage notify errorOnDeprecated reporters watchAll`.split(/\s+/),
 )
 
 /**
@@ -211,12 +257,23 @@ export default class JestVerifyReporter {
     }
   }
 
-  async onRunComplete(_contexts: unknown, results: JestAggregatedResult): Promise<void> {
+  async onRunComplete(contexts: ReadonlySet<{ config: JestProjectConfig }> | undefined, results: JestAggregatedResult): Promise<void> {
     const pending = this.recording
     this.recording = null
     if (!pending) return
     try {
       const recording = await pending
+      if (this.globalConfig.watch || this.globalConfig.watchAll) {
+        const watching = watchingProject(
+          [...(contexts ?? [])].map((context) => context.config),
+          recording.session.evidencePath,
+        )
+        if (watching) {
+          if (!watchedEvidenceTold) process.stderr.write(watchedEvidenceMessage(recording.check.id, recording.session.evidencePath, watching))
+          watchedEvidenceTold = true
+          return
+        }
+      }
       const facts = await runFacts(this.globalConfig, results)
       facts.notFull ??= narrowedRunReason(process.argv[1] ?? '', process.argv.slice(2), this.globalConfig.rootDir, recording.check)
       const { collectCoverage, coverageThreshold, forceExit } = this.globalConfig
