@@ -5,7 +5,7 @@
 // c12 and jiti as ES modules cost a Vitest run about 0.27 s of CPU more (docs/performance.md). From the sources, it
 // is the source module itself.
 import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import * as nodeModule from 'node:module'
 import { fileURLToPath } from 'node:url'
 
 export type Recorder = typeof import('./test-run.js')
@@ -31,6 +31,9 @@ async function load<T>(name: string, source: () => Promise<T>): Promise<T> {
   const loader = fileURLToPath(new URL('../cli-loader.cjs', import.meta.url))
   if (!existsSync(bundle) || !existsSync(loader)) return source()
   try {
+    // Node's own `node:module`: in Vitest's VM pools, the one a test file imports is Vitest's stand-in, whose modules
+    // jiti cannot evaluate (the config would not load); the bundle then runs in Node's context, outside the VM.
+    const { createRequire } = process.getBuiltinModule?.('node:module') ?? nodeModule
     const { requireBundle } = createRequire(import.meta.url)(loader) as { requireBundle(file: string): unknown }
     return requireBundle(bundle) as T
   } catch (error) {

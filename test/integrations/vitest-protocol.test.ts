@@ -101,6 +101,16 @@ describe('describeProtocol', () => {
     },
   )
 
+  test("in Vitest's VM pools too (each test file in a VM context of its own, with Vitest's own `node:module`)", { timeout: 90_000 }, async () => {
+    const p = runnerProject('vitest-protocol')
+    p.write('verify.config.ts', lintFails(false))
+    const run = await runTool(VITEST_BIN, ['run', '--reporter=verbose', '--pool=vmThreads'], p.dir)
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(run.stdout).toMatch(/✓ verify\.test\.ts > verify > build/)
+    expect(run.stdout).toMatch(/↓ verify\.test\.ts > verify > lint .*\[optional check, not blocking: exit code 1\]/)
+    expect(p.evidence().summary.verdict).toBe('approved')
+  })
+
   test("Ctrl-C to Vitest ends the checks' processes (one ignores SIGTERM) and writes the evidence incomplete", { timeout: 60_000 }, async () => {
     const p = runnerProject('vitest-protocol')
     const pids = join(p.outside, 'pids')
