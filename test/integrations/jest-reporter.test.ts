@@ -17,8 +17,9 @@ afterEach(async () => {
 })
 afterAll(removeProjects)
 
-/** How many runs a watching Jest's output shows. */
+/** How many runs a watching Jest's output shows; how many of them found no test related to a change. */
 const runs = (output: string) => output.match(/^Ran all test suites\.$/gm)?.length ?? 0
+const none = (output: string) => output.match(/No tests found related to files changed since last commit/g)?.length ?? 0
 
 const jest = (dir: string, args: readonly string[], env: Record<string, string | undefined> = {}) =>
   runTool(JEST_BIN, ['--ci', ...args], dir, { env, timeoutMs: 90_000 })
@@ -170,6 +171,18 @@ describe('the Jest reporter', () => {
     { timeout: 90_000 },
     async () => {
       const p = runnerProject('jest-reporter', { git: true })
+      // --watch with nothing changed since the last commit: a run of no test, which named no project either.
+      const changed = startTool(JEST_BIN, ['--watch'], p.dir, { timeoutMs: 60_000 })
+      try {
+        await until(() => none(changed.output()) > 0, changed.output)
+        await sleep(3000)
+        expect(none(changed.output()), changed.output()).toBe(1)
+        expect(existsSync(p.evidencePath)).toBe(false)
+      } finally {
+        changed.stop()
+      }
+      await changed.done
+
       const watched = startTool(JEST_BIN, ['--watchAll'], p.dir, { timeoutMs: 60_000 })
       try {
         await until(() => runs(watched.output()) > 0, watched.output)
@@ -179,7 +192,7 @@ describe('the Jest reporter', () => {
         expect(watched.output()).toContain(
           'verify: not recording "test" evidence in Jest\'s watch mode: Jest watches .verify/evidence.json, and each record would start another run, without end.',
         )
-        expect(watched.output()).toContain('"watchPathIgnorePatterns": ["<rootDir>/.verify/"]')
+        expect(watched.output()).toContain('"watchPathIgnorePatterns": ["<rootDir>/\\\\.verify/"]')
         expect(existsSync(p.evidencePath)).toBe(false)
       } finally {
         watched.stop()

@@ -2,7 +2,7 @@
 // with require() (Node's require of an ES module) or, failing that, import(); it receives Jest's plain result objects,
 // so only the fields read here are typed.
 import { createRequire } from 'node:module'
-import { dirname, extname, isAbsolute, join, relative, sep } from 'node:path'
+import { join, relative } from 'node:path'
 import type { ResolvedCheck, TestFailure } from '../../types.js'
 import { shellEnvironment } from '../shell-env.js'
 import { firstMessageLine, MAX_FAILURES, testFailure } from '../../test-reports/location.js'
@@ -10,6 +10,7 @@ import { optionLeftOut, optionNotGiven } from '../command-words.js'
 import { focusedFile, samePlace } from '../focus.js'
 import { loadRecorder, type Recorder } from '../bundled.js'
 import type { TestEvidenceOptions, TestRunFacts, TestRunRecording } from '../test-run.js'
+import { recordWouldRerun, type JestProjectConfig } from './watch.js'
 
 /** The fields of Jest's GlobalConfig this reporter reads. */
 export interface JestGlobalConfig {
@@ -29,54 +30,12 @@ export interface JestGlobalConfig {
   findRelatedTests?: boolean
   watch?: boolean
   watchAll?: boolean
+  /** `all` under `-u`, or after `u` in watch mode: failing snapshots are rewritten to pass. */
+  updateSnapshot?: string
+  coverageDirectory?: string
   filter?: string
   shard?: { shardIndex: number; shardCount: number }
 }
-
-/** The fields of a Jest project's config this reporter reads: what its watch mode watches. */
-export interface JestProjectConfig {
-  rootDir: string
-  roots?: readonly string[]
-  moduleFileExtensions?: readonly string[]
-  modulePathIgnorePatterns?: readonly string[]
-  watchPathIgnorePatterns?: readonly string[]
-}
-
-/**
- * The project among `configs` whose watch mode sees a change of `file`, or null. As Jest's file map: a file under one
- * of the project's roots, with one of its module extensions, outside node_modules, matched by none of its
- * `modulePathIgnorePatterns` and `watchPathIgnorePatterns` (regular expressions over the absolute path).
- */
-export function watchingProject(configs: Iterable<JestProjectConfig>, file: string): JestProjectConfig | null {
-  for (const config of configs) {
-    const roots = config.roots ?? [config.rootDir]
-    if (!roots.some((root) => inside(root, file))) continue
-    if (config.moduleFileExtensions && !config.moduleFileExtensions.includes(extname(file).slice(1))) continue
-    if (file.split(sep).includes('node_modules')) continue
-    const ignored = [...(config.modulePathIgnorePatterns ?? []), ...(config.watchPathIgnorePatterns ?? [])]
-    if (ignored.length > 0 && new RegExp(ignored.join('|')).test(file)) continue
-    return config
-  }
-  return null
-}
-
-function inside(folder: string, file: string): boolean {
-  const path = relative(folder, file)
-  return path !== '' && !path.startsWith('..') && !isAbsolute(path)
-}
-
-/** Why the reporter does not record in this watch mode: the one paragraph to print, once. */
-function watchedEvidenceMessage(checkId: string, evidencePath: string, project: JestProjectConfig): string {
-  const folder = relative(project.rootDir, dirname(evidencePath))
-  const pattern = inside(project.rootDir, evidencePath) ? `<rootDir>/${folder ? `${folder}/` : ''}` : `${dirname(evidencePath)}/`
-  return (
-    `verify: not recording "${checkId}" evidence in Jest's watch mode: Jest watches ${relative(project.rootDir, evidencePath)}, and each record ` +
-    `would start another run, without end. Add "watchPathIgnorePatterns": ["${pattern}"] to Jest's config, and each run in watch mode records.\n`
-  )
-}
-
-// Said once in a watch session, not at each run.
-let watchedEvidenceTold = false
 
 interface JestAssertion {
   fullName: string
@@ -109,6 +68,8 @@ export interface JestAggregatedResult {
   success?: boolean
 }
 
+const toStderr = (text: string) => void process.stderr.write(text)
+
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g
 
 function jestVersion(rootDir: string): string {
@@ -130,6 +91,8 @@ export function partialRunReason(config: JestGlobalConfig): string | null {
   if (config.testNamePattern) return `tests filtered by name (-t ${config.testNamePattern})`
   if (paths.length > 0) return `test files filtered (${paths.join(' ')})`
   if (config.onlyChanged || config.watch) return 'only tests related to changed files ran (-o / --watch)'
+  // `-u` on the command line is an option the check does not give (narrowedRunReason); `u` in watch mode sets it too.
+  if (config.updateSnapshot === 'all' && config.watchAll) return 'snapshots that did not match were rewritten (-u, or u in watch mode)'
   if (config.changedSince) return `only tests related to files changed since ${config.changedSince} ran (--changedSince)`
   if (config.lastCommit) return 'only tests related to the last commit ran (--lastCommit)'
   if (config.findRelatedTests) return 'only tests related to some files ran (--findRelatedTests)'
@@ -263,17 +226,9 @@ export default class JestVerifyReporter {
     if (!pending) return
     try {
       const recording = await pending
-      if (this.globalConfig.watch || this.globalConfig.watchAll) {
-        const watching = watchingProject(
-          [...(contexts ?? [])].map((context) => context.config),
-          recording.session.evidencePath,
-        )
-        if (watching) {
-          if (!watchedEvidenceTold) process.stderr.write(watchedEvidenceMessage(recording.check.id, recording.session.evidencePath, watching))
-          watchedEvidenceTold = true
-          return
-        }
-      }
+      const watching = this.globalConfig.watch || this.globalConfig.watchAll
+      if (watching && recordWouldRerun(contexts ?? [], recording.session.evidencePath, recording.check.id, this.globalConfig.coverageDirectory, toStderr))
+        return
       const facts = await runFacts(this.globalConfig, results)
       facts.notFull ??= narrowedRunReason(process.argv[1] ?? '', process.argv.slice(2), this.globalConfig.rootDir, recording.check)
       const { collectCoverage, coverageThreshold, forceExit } = this.globalConfig
@@ -282,6 +237,8 @@ export default class JestVerifyReporter {
         // Jest's coverage reporter runs after this one and fails the run only in results.success, set once every
         // reporter is done: the recording waits for the end of the run (Jest then lets the event loop run out).
         if (forceExit) facts.notFull ??= 'its coverage thresholds are checked after this reporter, and --forceExit ends Jest before they are known'
+        // A watching Jest does not end between runs.
+        else if (watching) facts.notFull ??= 'its coverage thresholds are checked after this reporter, and watch mode does not end the run'
         else return void process.once('beforeExit', () => void this.record(recording, facts, results, true))
       }
       await this.record(recording, facts, results, false)

@@ -80,7 +80,9 @@ export function startRun(session: EvidenceSession, env: NodeJS.ProcessEnv): Prot
 }
 
 function abortMessage(reason: unknown): string {
-  return (reason instanceof Error ? reason.message : String(reason)).replace(/\.$/, '')
+  // Not `instanceof Error`: in Vitest's VM pools the reason is an Error of the test file's context, not of this one.
+  const message = (reason as { message?: unknown } | null)?.message
+  return (typeof message === 'string' ? message : String(reason)).replace(/\.$/, '')
 }
 
 export function checkTest(check: ResolvedCheck, run: () => ProtocolRun, strictMode: boolean) {
