@@ -1,7 +1,7 @@
 // One writer at a time per evidence file: `<evidence>.lock`, created atomically, naming who holds it. A lock left by
 // a run that died (its pid gone, or reused by another process) is taken over.
 import { randomBytes } from 'node:crypto'
-import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname } from 'node:path'
 import { VerifyError } from '../errors.js'
@@ -153,14 +153,11 @@ function isStale(holder: LockHolder): boolean {
 // Removes a stale lock, one taker at a time: two runs that both saw it stale must not both remove a fresh one.
 function takeOver(path: string, stale: LockHolder | null): boolean {
   const mutex = `${path}.takeover`
+  const mine = `${process.pid} ${hostname()}\n`
   try {
-    writeFileSync(mutex, `${process.pid} ${hostname()}\n`, { flag: 'wx' })
+    writeFileSync(mutex, mine, { flag: 'wx' })
   } catch {
-    try {
-      if (abandoned(mutex)) unlinkSync(mutex)
-    } catch {
-      // Finished meanwhile.
-    }
+    removeAbandoned(mutex)
     return false
   }
   try {
@@ -169,15 +166,41 @@ function takeOver(path: string, stale: LockHolder | null): boolean {
     if (same && existsSync(path)) unlinkSync(path)
     return same
   } finally {
-    unlinkSync(mutex)
+    // Ours still: taking longer than TAKEOVER_STALE_MS, it may have been removed, and another taker's put there.
+    if (readText(mutex) === mine) unlinkSync(mutex)
   }
 }
 
-// A takeover whose taker died in it (its pid gone, on this machine), or that has not finished in TAKEOVER_STALE_MS.
-function abandoned(mutex: string): boolean {
-  const [pid, host] = readFileSync(mutex, 'utf8').trim().split(' ')
-  if (host === hostname() && Number(pid) > 0 && !isAlive(Number(pid))) return true
-  return Date.now() - statSync(mutex).mtimeMs > TAKEOVER_STALE_MS
+/**
+ * Removes a takeover whose taker died in it (its pid gone, on this machine) or that has not finished in
+ * TAKEOVER_STALE_MS. Several waiting runs may judge it so at once: each moves it aside first and looks at what it
+ * moved, and puts back a fresh one that another taker made meanwhile.
+ */
+function removeAbandoned(mutex: string): void {
+  try {
+    const seen = readFileSync(mutex, 'utf8')
+    const { ino, mtimeMs } = statSync(mutex)
+    const [pid, host] = seen.trim().split(' ')
+    const takerGone = host === hostname() && Number(pid) > 0 && !isAlive(Number(pid))
+    if (!takerGone && Date.now() - mtimeMs <= TAKEOVER_STALE_MS) return
+    const aside = `${mutex}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
+    renameSync(mutex, aside)
+    try {
+      if (statSync(aside).ino !== ino || readFileSync(aside, 'utf8') !== seen) linkSync(aside, mutex)
+    } finally {
+      unlinkSync(aside)
+    }
+  } catch {
+    // Finished meanwhile, or another taker's is there again.
+  }
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return null
+  }
 }
 
 function releaseLock(path: string, holder: LockHolder): void {

@@ -22,9 +22,10 @@ export function startsAsEvidence(text: string): boolean {
 
 /**
  * The name of a run's record in the run registry (`run/<run id>.json`, the id a UUID), or of its temporary copy
- * (`<run id>.json.<writer's pid>.tmp`; `<run id>.json.tmp` from earlier versions). Group 1: the run id; 2: the pid.
+ * (`<run id>.json.<writer's host>.<writer's pid>.tmp`; `<run id>.json.tmp` from earlier versions). Group 1: the run id;
+ * 2 and 3: the writer's host and pid.
  */
-export const RUN_RECORD = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json(?:(?:\.(\d+))?\.tmp)?$/
+export const RUN_RECORD = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json(?:(?:\.([A-Za-z0-9_.-]+)\.(\d+))?\.tmp)?$/
 
 /**
  * What verify writes beside an evidence file: the file itself, `approvals.json` and the check logs

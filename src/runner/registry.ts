@@ -42,9 +42,9 @@ export interface RunRegistry {
  */
 export function openRegistry(dir: string, runId: string): RunRegistry {
   const file = join(dir, `${runId}.json`)
-  // Named by its writer: a kill before its first byte leaves a file with no record inside, which the next run removes
-  // once that pid is gone.
-  const temporary = `${file}.${process.pid}.tmp`
+  // Named by its writer: a kill before its first byte leaves a file with no record inside, which the next run on this
+  // machine removes once that pid is gone.
+  const temporary = `${file}.${writerName(process.pid)}.tmp`
   const record: RegistryFile = {
     runId,
     pid: process.pid,
@@ -108,12 +108,20 @@ export function cleanDeadRuns(dir: string, tempDirs: readonly string[]): Cleanup
     const match = RUN_RECORD.exec(name)
     if (!match) continue
     const path = join(dir, name)
-    const writer = match[2] === undefined ? null : Number(match[2])
     const record = readRecord(path)
     if (record && record.hostname !== hostname()) continue
-    // An unreadable registry was cut by a kill mid-write, or is being written: a writer the name says is gone is no
-    // reason to wait; any other gets a moment to finish its rename.
-    if (!record && Date.now() - mtime(path) < 5000 && (writer === null || isAlive(writer))) continue
+    if (!record) {
+      // A temporary copy with nothing to read, whose writer (on this machine) is gone: a kill before its first byte, at
+      // the run's first write, before it started anything. Only the copy is left to remove.
+      const pid = Number(match[3])
+      if (match[3] !== undefined && `${match[2]}.${match[3]}` === writerName(pid) && !isAlive(pid)) {
+        cleanup.runs++
+        if (removeFile(path)) cleanup.removed.push(name)
+        continue
+      }
+      // Cut by a kill mid-write, or being written (here or on another machine): give a live writer a moment to finish.
+      if (Date.now() - mtime(path) < 5000) continue
+    }
     if (record && isSameProcess(record.pid, record.startTime)) continue
     const runId = record?.runId ?? (match[1] as string)
     cleanup.runs++
@@ -131,7 +139,7 @@ export function cleanDeadRuns(dir: string, tempDirs: readonly string[]): Cleanup
     for (const { pid } of killTagged(RUN_TAG_ENV, runId)) killed.add(pid)
     cleanup.killed.push(...[...killed].toSorted((a, b) => a - b))
     for (const leftover of [path, join(dir, `${runId}.json`), join(dir, `${runId}.json.tmp`)]) removeFile(leftover)
-    if (record) removeFile(join(dir, `${runId}.json.${record.pid}.tmp`))
+    if (record) removeFile(join(dir, `${runId}.json.${writerName(record.pid)}.tmp`))
   }
   for (const tempDir of tempDirs) {
     for (const name of list(tempDir)) {
@@ -141,6 +149,11 @@ export function cleanDeadRuns(dir: string, tempDirs: readonly string[]): Cleanup
     }
   }
   return cleanup
+}
+
+/** `<host>.<pid>`: who writes a registry's temporary copy (the host as a file name may hold it). */
+function writerName(pid: number): string {
+  return `${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}.${pid}`
 }
 
 /** One line saying what was cleaned, or null when there was nothing. */

@@ -93,14 +93,28 @@ describe('after verify is SIGKILLed', () => {
   test("the registry's temporary copy that a run killed at its first write left (empty, a moment ago) is removed; a live writer's is not", async () => {
     const box = sandbox({ inProcess: true })
     mkdirSync(box.path('run'), { recursive: true })
-    // A kill between the temporary file's creation and its first bytes: no record to read, no pid inside.
-    const dead = `run/${DEAD_RUN}.json.${await deadPid()}.tmp`
-    const live = `run/1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5.json.${process.pid}.tmp`
-    writeFileSync(box.path(dead), '')
-    writeFileSync(box.path(live), '')
+    // A kill between the temporary file's creation and its first bytes: no record to read, no pid inside. The name
+    // says who wrote it: the host and pid.
+    const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_')
+    const dead = `run/${DEAD_RUN}.json.${host}.${await deadPid()}.tmp`
+    const live = `run/1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5.json.${host}.${process.pid}.tmp`
+    // Another machine's run on a shared folder, writing now: its pid means nothing here; its record is kept too.
+    const elsewhere = ['run/2b3c4d5e-6f70-4a8b-9cad-becf00112233.json', `run/2b3c4d5e-6f70-4a8b-9cad-becf00112233.json.build-agent-7.${await deadPid()}.tmp`]
+    for (const name of [dead, live, ...elsewhere]) writeFileSync(box.path(name), '')
+    writeFileSync(
+      box.path(elsewhere[0] as string),
+      JSON.stringify({
+        runId: '2b3c4d5e-6f70-4a8b-9cad-becf00112233',
+        pid: 1,
+        startTime: '1',
+        hostname: 'build-agent-7',
+        startedAt: new Date().toISOString(),
+        groups: [],
+      }),
+    )
     const next = await box.run(['quick', '--cwd', SIGKILL])
     expect(next.code, diagnose(next)).toBe(0)
-    expect(litter(box)).toEqual([live])
+    expect(litter(box).toSorted()).toEqual([live, ...elsewhere].toSorted())
   })
 
   test('SIGKILL at random moments, many times: each next run cleans up, and in the end nothing is left', async () => {
