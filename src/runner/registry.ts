@@ -111,15 +111,19 @@ export function cleanDeadRuns(dir: string, tempDirs: readonly string[]): Cleanup
     const record = readRecord(path)
     if (record && record.hostname !== hostname()) continue
     if (!record) {
-      // A temporary copy with nothing to read, whose writer (on this machine) is gone: a kill before its first byte, at
-      // the run's first write, before it started anything. Only the copy is left to remove.
       const pid = Number(match[3])
-      if (match[3] !== undefined && `${match[2]}.${match[3]}` === writerName(pid) && !isAlive(pid)) {
-        cleanup.runs++
-        if (removeFile(path)) cleanup.removed.push(name)
-        continue
+      if (match[3] !== undefined) {
+        // Another machine's copy (a shared folder): not this machine's to judge.
+        if (`${match[2]}.${match[3]}` !== writerName(pid)) continue
+        // Nothing to read, and its writer is gone: a kill before its first byte, at the run's first write, before it
+        // started anything. Only the copy is left to remove.
+        if (!isAlive(pid)) {
+          cleanup.runs++
+          if (removeFile(path)) cleanup.removed.push(name)
+          continue
+        }
       }
-      // Cut by a kill mid-write, or being written (here or on another machine): give a live writer a moment to finish.
+      // Cut by a kill mid-write, or being written: give a live writer a moment to finish.
       if (Date.now() - mtime(path) < 5000) continue
     }
     if (record && isSameProcess(record.pid, record.startTime)) continue

@@ -98,13 +98,17 @@ describe('after verify is SIGKILLed', () => {
     const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_')
     const dead = `run/${DEAD_RUN}.json.${host}.${await deadPid()}.tmp`
     const live = `run/1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5.json.${host}.${process.pid}.tmp`
-    // Another machine's run on a shared folder, writing now: its pid means nothing here; its record is kept too.
-    const elsewhere = ['run/2b3c4d5e-6f70-4a8b-9cad-becf00112233.json', `run/2b3c4d5e-6f70-4a8b-9cad-becf00112233.json.build-agent-7.${await deadPid()}.tmp`]
+    // Another machine's run on a shared folder, writing now, and one of its copies of an hour ago: its pid means
+    // nothing here; neither copy, nor its record, is this machine's to clean.
+    const other = '2b3c4d5e-6f70-4a8b-9cad-becf00112233'
+    const elsewhere = [`run/${other}.json`, `run/${other}.json.build-agent-7.${await deadPid()}.tmp`, `run/${other}.json.build-agent-7.1.tmp`]
     for (const name of [dead, live, ...elsewhere]) writeFileSync(box.path(name), '')
+    const hourAgo = new Date(Date.now() - 3600_000)
+    utimesSync(box.path(elsewhere[2] as string), hourAgo, hourAgo)
     writeFileSync(
       box.path(elsewhere[0] as string),
       JSON.stringify({
-        runId: '2b3c4d5e-6f70-4a8b-9cad-becf00112233',
+        runId: other,
         pid: 1,
         startTime: '1',
         hostname: 'build-agent-7',

@@ -104,8 +104,9 @@ export function partialRunReason(config: JestGlobalConfig): string | null {
 
 /**
  * Jest options that change only how it reports, caches or spreads its work, or that make a run stricter: never which
- * tests run, nor whether they pass (`--watchAll` runs the whole suite again at each change). Any other option on the command line that the check's own command does not give
- * (a setup file, a sequencer, a timeout, `-u`, a config, roots or test patterns …) makes the run another run.
+ * tests run, nor whether they pass (`--watchAll` runs the whole suite again at each change). Any other option on the
+ * command line that the check's own command does not give (a setup file, a sequencer, a timeout, `-u`, a config, roots
+ * or test patterns …) makes the run another run.
  */
 const REPORTING_OPTIONS = new Set(
   `ci color colors noColor noColors verbose silent json outputFile useStderr expand noStackTrace coverageDirectory coverageReporters
