@@ -15,7 +15,7 @@ export default defineConfig({
   // does not run the suite again; a filtered run is recorded as not counting.
   plugins: [verifyPlugin()],
   test: {
-    globalSetup: ['test/setup/build.ts', 'test/setup/templates.ts'],
+    globalSetup: ['test/setup/build.ts', 'test/setup/temporary.ts'],
     setupFiles: ['test/setup/env.ts'],
     // Most files wait on the processes they start (the CLI, checks, git): one worker per core leaves the cores idle
     // half the time. Vitest's default on 2 cores is a single worker; in the order of test/setup/sequencer.ts, 4 ran

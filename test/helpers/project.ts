@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path'
 import type { CheckResult, EvidenceFile } from '../../src/types.js'
 import { fixture, readEvidence, ROOT, runCli, type CliOptions, type CliResult } from './cli.js'
 import { runCliInProcess } from './in-process.js'
-import { TEMPLATES } from '../setup/templates.js'
+import { TEMPLATES } from '../setup/temporary.js'
 
 export interface Project {
   /** The project folder (the config's folder, and the repository's top when `git`). */
@@ -104,7 +104,7 @@ function template(name: string, git: boolean): string {
   const key = `${name}${git ? '+git' : ''}`
   const known = templates.get(key)
   if (known) return known
-  // The global setup's folder (test/setup/templates.ts), which it removes at the end of the run; a folder of this
+  // The global setup's folder (test/setup/temporary.ts), which it removes at the end of the run; a folder of this
   // worker's own beside it, as two workers may make the same template at once.
   templateRoot ??= mkdtempSync(join(process.env[TEMPLATES] ?? tmpdir(), 'worker-'))
   const dir = join(templateRoot, key)
