@@ -104,8 +104,8 @@ function template(name: string, git: boolean): string {
   const key = `${name}${git ? '+git' : ''}`
   const known = templates.get(key)
   if (known) return known
-  // The global setup's folder (test/setup/temporary.ts), which it removes at the end of the run; a folder of this
-  // worker's own beside it, as two workers may make the same template at once.
+  // A folder of this worker's own (two workers may make the same template at once) in the one the global setup
+  // makes (test/setup/temporary.ts) and removes at the end of the run.
   templateRoot ??= mkdtempSync(join(process.env[TEMPLATES] ?? tmpdir(), 'worker-'))
   const dir = join(templateRoot, key)
   cpSync(fixture(name), dir, { recursive: true })
