@@ -1,6 +1,6 @@
 // The package's own name and version, read once from its package.json (one folder above src/ and dist/), and where the
 // package is installed.
-import { lstatSync, mkdirSync, readFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -26,7 +26,9 @@ export function installCacheDir(name: string, packageRoot: string = PACKAGE_ROOT
 /**
  * `<installCacheDir(name)>/<leaf>`, made if missing (0700), for what verify runs as code from there (compiled code,
  * config transforms); null when it cannot be made, or when a folder on the way is a symlink, is another user's, or is
- * writable by others. `.cache` itself must sit in a real node_modules folder.
+ * writable by others. Writable by its group, it is used only when that group can write verify's own folder as well
+ * (under a umask of 002, another tool's `.cache` and npm's install of verify both are). `.cache` itself must sit in a
+ * real node_modules folder.
  */
 export function privateCacheFolder(name: string, leaf: string, packageRoot: string = PACKAGE_ROOT): string | null {
   const uid = process.getuid?.()
@@ -36,10 +38,13 @@ export function privateCacheFolder(name: string, leaf: string, packageRoot: stri
   const folder = join(own, leaf)
   try {
     if (!lstatSync(dirname(cache)).isDirectory()) return null
+    const code = statSync(packageRoot)
+    const codeGroup = (code.mode & 0o020) !== 0 ? code.gid : null
     mkdirSync(folder, { recursive: true, mode: 0o700 })
     for (const dir of [cache, join(cache, 'verify-protocol'), own, folder]) {
       const info = lstatSync(dir)
-      if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o022) !== 0) return null
+      if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o002) !== 0) return null
+      if ((info.mode & 0o020) !== 0 && info.gid !== codeGroup) return null
     }
     return folder
   } catch {

@@ -108,6 +108,24 @@ describe.skipIf(process.getuid === undefined)('the code cache', () => {
     expect(cacheFolder(env, root)).toBeNull()
     chmodSync(own, 0o755)
     expect(cacheFolder(env, root)).toBe(folder)
+    // Under a umask of 002 (the default of a user with a group of their own), another tool makes node_modules/.cache
+    // writable by the group, and npm installs verify so: a cache that group can write is no easier to change than
+    // verify's own code, and is used. Where verify's code is not the group's to write, it is not; nor for another group.
+    const shared = join(install.dir, 'node_modules', '.cache')
+    chmodSync(shared, 0o775)
+    expect(cacheFolder(env, root)).toBeNull()
+    chmodSync(root, 0o775)
+    expect(cacheFolder(env, root)).toBe(folder)
+    chmodSync(shared, 0o777)
+    expect(cacheFolder(env, root)).toBeNull()
+    chmodSync(shared, 0o775)
+    if (process.getuid?.() === 0) {
+      chownSync(shared, 0, 12345)
+      expect(cacheFolder(env, root)).toBeNull()
+      chownSync(shared, 0, process.getgid?.() ?? 0)
+    }
+    chmodSync(root, 0o755)
+    chmodSync(shared, 0o755)
     // A folder someone else made (or a link to one) is not this user's.
     const v8 = join(own, 'v8')
     rmSync(v8, { recursive: true })
