@@ -112,6 +112,8 @@ describe.skipIf(process.getuid === undefined)('the code cache', () => {
     // writable by the group, and npm installs verify so: a cache that group can write is no easier to change than
     // verify's own code, and is used. Where verify's code is not the group's to write, it is not; nor for another group.
     const shared = join(install.dir, 'node_modules', '.cache')
+    // Set, not as made: the suite's own umask may be 002 too.
+    chmodSync(root, 0o755)
     chmodSync(shared, 0o775)
     expect(cacheFolder(env, root)).toBeNull()
     chmodSync(root, 0o775)
@@ -126,6 +128,7 @@ describe.skipIf(process.getuid === undefined)('the code cache', () => {
     }
     chmodSync(root, 0o755)
     chmodSync(shared, 0o755)
+    expect(cacheFolder(env, root)).toBe(folder)
     // A folder someone else made (or a link to one) is not this user's.
     const v8 = join(own, 'v8')
     rmSync(v8, { recursive: true })
