@@ -14,8 +14,7 @@
 // never in the temp dir, where a check of one job could leave code for every later job; its folders are made 0700 and
 // refused when a symlink, owned by another user, writable by others, or writable by a group that cannot write verify's
 // own folder (version.ts, privateCacheFolder). Each file carries the SHA-256 of its data, so a damaged one is compiled
-// again rather than crashing V8. VERIFY_CODE_CACHE=0 turns it off; deleting the folder is
-// always safe.
+// again rather than crashing V8. VERIFY_CODE_CACHE=0 turns it off; deleting the folder is always safe.
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire, Module } from 'node:module'
