@@ -2,7 +2,7 @@
 // cannot be written is refused before anything runs (exit 2, one paragraph naming it); a stream (verify's own
 // standard output, a device, a FIFO) is written as a stream, never waited on for ever; /dev/shm is a file system.
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -129,19 +129,18 @@ describe.skipIf(process.getuid?.() !== 0)('an existing report file that cannot b
     const shared = mkdtempSync(join(tmpdir(), 'verify-report-owner-'))
     chmodSync(shared, 0o777)
     try {
+      // The other user runs a copy of verify and of the project: the checkout may sit in a folder only root can enter
+      // (a clone in `mktemp -d`).
+      const { bin, project } = installedForAnyone(shared)
       const report = join(shared, 'junit.xml')
       writeFileSync(report, '<testsuites/>\n', { mode: 0o644 })
-      const child = spawn(
-        process.execPath,
-        [join(ROOT, 'bin', 'verify.cjs'), 'marker', '--evidence', join(shared, 'evidence.json'), '--no-color', '--reporter', `junit=${report}`],
-        {
-          cwd: PROJECT,
-          env: { ...process.env, E2E_TMP: shared, VERIFY_CODE_CACHE: '0' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-          uid: 65534,
-          gid: 65534,
-        },
-      )
+      const child = spawn(process.execPath, [bin, 'marker', '--evidence', join(shared, 'evidence.json'), '--no-color', '--reporter', `junit=${report}`], {
+        cwd: project,
+        env: { ...process.env, E2E_TMP: shared, VERIFY_CODE_CACHE: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        uid: 65534,
+        gid: 65534,
+      })
       let stderr = ''
       child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text))
       const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
@@ -155,3 +154,17 @@ describe.skipIf(process.getuid?.() !== 0)('an existing report file that cannot b
     }
   })
 })
+
+/** verify as an installed package and the fixture project, copied into `dir`, readable by every user. */
+function installedForAnyone(dir: string): { bin: string; project: string } {
+  const modules = join(dir, 'node_modules')
+  for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(modules, 'verify-protocol', part), { recursive: true })
+  // The bundle's own dependencies, copied rather than linked: a link leads back into the checkout.
+  for (const dependency of ['jiti', 'jsonc-parser', 'picomatch']) {
+    cpSync(join(ROOT, 'node_modules', dependency), join(modules, dependency), { recursive: true, dereference: true })
+  }
+  const project = join(dir, 'project')
+  cpSync(PROJECT, project, { recursive: true })
+  execFileSync('chmod', ['-R', 'a+rX', modules, project])
+  return { bin: join(modules, 'verify-protocol', 'bin', 'verify.cjs'), project }
+}
