@@ -2,7 +2,7 @@
 // cannot be written is refused before anything runs (exit 2, one paragraph naming it); a stream (verify's own
 // standard output, a device, a FIFO) is written as a stream, never waited on for ever; /dev/shm is a file system.
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -126,11 +126,11 @@ describe('a report file that cannot be written is refused before anything runs',
 // through, the reporter failed at its end with a warning, exit 0, and the old report stayed for CI to read.
 describe.skipIf(process.getuid?.() !== 0)('an existing report file that cannot be written', { timeout: 30_000 }, () => {
   it('is refused before anything runs (exit 2), naming the file', async () => {
-    const shared = mkdtempSync(join(tmpdir(), 'verify-report-owner-'))
+    const shared = mkdtempSync(join(enterableByAnyone(), 'verify-report-owner-'))
     chmodSync(shared, 0o777)
     try {
       // The other user runs a copy of verify and of the project: the checkout may sit in a folder only root can enter
-      // (a clone in `mktemp -d`).
+      // (a clone in `mktemp -d`), and so may the temporary folder (TMPDIR set to one made by `mktemp -d`).
       const { bin, project } = installedForAnyone(shared)
       const report = join(shared, 'junit.xml')
       writeFileSync(report, '<testsuites/>\n', { mode: 0o644 })
@@ -154,6 +154,24 @@ describe.skipIf(process.getuid?.() !== 0)('an existing report file that cannot b
     }
   })
 })
+
+/** Whether every user may enter `dir` and each folder above it. */
+function enterable(dir: string): boolean {
+  for (let at = dir; ; at = dirname(at)) {
+    if ((statSync(at).mode & 0o001) === 0) return false
+    if (dirname(at) === at) return true
+  }
+}
+
+/**
+ * A temporary folder another user can reach: the first of TMPDIR and the system's folders that every user may enter
+ * on the whole way down from `/`.
+ */
+function enterableByAnyone(): string {
+  const found = [tmpdir(), '/tmp', '/var/tmp', '/dev/shm'].find((dir) => existsSync(dir) && enterable(dir))
+  if (found === undefined) throw new Error('no temporary folder that every user may enter: TMPDIR, /tmp, /var/tmp, /dev/shm')
+  return found
+}
 
 /** verify as an installed package and the fixture project, copied into `dir`, readable by every user. */
 function installedForAnyone(dir: string): { bin: string; project: string } {
