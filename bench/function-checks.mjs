@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { median } from './measure.mjs'
 
 const { values } = parseArgs({ options: { checks: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' } } })
 const N = Number(values.checks)
@@ -36,11 +37,6 @@ function time(dir) {
   if (result.status !== 0) throw new Error(`verify exited ${result.status} in ${dir}`)
   const recorded = JSON.parse(readFileSync(evidence, 'utf8')).checks.map((c) => c.evidence.durationMs)
   return { ms, recorded }
-}
-
-const median = (xs) => {
-  const s = xs.toSorted((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
 const functions = project(N, () => '{ run: () => true }')

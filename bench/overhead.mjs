@@ -5,12 +5,13 @@
 // this repository (lefthook installs git hooks into the repository it finds itself in).
 // Also measures: `verify list`-like startup (a run of one check), `--reuse` on an unchanged workspace, and the
 // per-check cost at 1000 checks.
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { measure, median, run } from './measure.mjs'
 
 const { values } = parseArgs({
   options: { checks: { type: 'string', default: '50' }, rounds: { type: 'string', default: '10' }, peers: { type: 'boolean', default: true } },
@@ -42,51 +43,32 @@ function project(count) {
   return dir
 }
 
-function time(cmd, args, cwd) {
-  const start = process.hrtime.bigint()
-  const result = spawnSync(cmd, args, { cwd, stdio: 'ignore', env: { ...process.env, CI: '1', NO_COLOR: '1' } })
-  const ms = Number(process.hrtime.bigint() - start) / 1e6
-  if (result.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${result.status} in ${cwd}`)
-  return ms
-}
-
-const median = (xs) => {
-  const s = xs.toSorted((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-}
-
-function measure(contenders, rounds) {
-  const samples = Object.fromEntries(contenders.map(([name]) => [name, []]))
-  for (let round = 0; round < rounds + 1; round++) {
-    for (const [name, cmd, args, cwd] of contenders) {
-      const ms = time(cmd, args, cwd)
-      if (round > 0) samples[name].push(ms) // the first round warms caches
-    }
-  }
-  return Object.fromEntries(Object.entries(samples).map(([name, xs]) => [name, median(xs)]))
-}
+const ENV = { ...process.env, CI: '1', NO_COLOR: '1' }
+const contender = (name, cmd, args, cwd) => ({ name, cmd, args, cwd, env: ENV })
 
 const dir = project(N)
 const one = project(1)
 const big = project(1000)
 try {
   const node = process.execPath
-  const contenders = [[`verify (${N} checks)`, node, [BIN, 'run', '--no-interactive'], dir]]
+  const contenders = [contender(`verify (${N} checks)`, node, [BIN, 'run', '--no-interactive'], dir)]
   if (values.peers) {
     installPeers()
-    contenders.push([`lefthook 2 (${N} commands)`, join(PEERS, 'node_modules', '.bin', 'lefthook'), ['run', 'bench', '--no-auto-install'], dir])
-    contenders.push([
-      `concurrently 9 (${N} commands)`,
-      node,
-      [join(PEERS, 'node_modules', 'concurrently', 'dist', 'bin', 'concurrently.js'), '--raw', ...Array(N).fill('true')],
-      dir,
-    ])
+    contenders.push(contender(`lefthook 2 (${N} commands)`, join(PEERS, 'node_modules', '.bin', 'lefthook'), ['run', 'bench', '--no-auto-install'], dir))
+    contenders.push(
+      contender(
+        `concurrently 9 (${N} commands)`,
+        node,
+        [join(PEERS, 'node_modules', 'concurrently', 'dist', 'bin', 'concurrently.js'), '--raw', ...Array(N).fill('true')],
+        dir,
+      ),
+    )
   }
-  contenders.push(['verify (1 check)', node, [BIN, 'run', '--no-interactive'], one])
-  contenders.push([`verify --reuse (${N} checks, unchanged)`, node, [BIN, 'run', '--reuse', '--no-interactive'], dir])
-  contenders.push(['node -e 0 (floor)', node, ['-e', '0'], dir])
-  const medians = measure(contenders, ROUNDS)
-  const bigMs = median(Array.from({ length: 3 }, () => time(node, [BIN, 'run', '--no-interactive'], big)))
+  contenders.push(contender('verify (1 check)', node, [BIN, 'run', '--no-interactive'], one))
+  contenders.push(contender(`verify --reuse (${N} checks, unchanged)`, node, [BIN, 'run', '--reuse', '--no-interactive'], dir))
+  contenders.push(contender('node -e 0 (floor)', node, ['-e', '0'], dir))
+  const medians = Object.fromEntries([...measure(contenders, ROUNDS)].map(([name, stats]) => [name, stats.wall]))
+  const bigMs = median(Array.from({ length: 3 }, () => run(contender('1000', node, [BIN, 'run', '--no-interactive'], big)).wall))
 
   const base = medians[`verify (${N} checks)`]
   console.log(`machine: ${process.platform} ${process.arch}, node ${process.version}, ${ROUNDS} rounds, medians`)

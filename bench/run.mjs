@@ -5,12 +5,13 @@
 // repository: lefthook installs git hooks into the repository it finds itself in), then times whole processes in
 // interleaved rounds (A B C … A B C …, the first round discarded) and prints medians, min–max and ratios. The machine
 // is shared: compare ratios, not absolute times, and rerun when a min–max range is wide. See bench/README.md.
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { machine, measure as measureWith, ms, ratio, run as runWith, table, TIME } from './measure.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -30,11 +31,15 @@ const PEERS = join(tmpdir(), 'verify-bench-peers')
 const LEFTHOOK = join(PEERS, 'node_modules', '.bin', 'lefthook')
 const CONCURRENTLY = join(PEERS, 'node_modules', 'concurrently', 'dist', 'bin', 'concurrently.js')
 const GIB = 1024 ** 3
-// /usr/bin/time gives each process's CPU time and peak RSS; without it only wall time is shown.
-const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null
 const ENV = { ...process.env, CI: '1', NO_COLOR: '1' }
 // An opt-out set in the shell would let the hook through without running anything.
 delete ENV.VERIFY_HOOK
+const run = (contender) => runWith({ env: ENV, ...contender })
+const measure = (contenders, rounds) =>
+  measureWith(
+    contenders.map((c) => ({ env: ENV, ...c })),
+    rounds,
+  )
 
 function installPeers() {
   if (existsSync(LEFTHOOK) && existsSync(CONCURRENTLY)) return
@@ -65,62 +70,6 @@ function project(count, check = () => "'true'") {
   git('add', '-A')
   git('commit', '-qm', 'bench')
   return dir
-}
-
-/** One whole process: wall ms (from here), CPU ms and peak RSS (from /usr/bin/time, the largest of its tree). */
-function run({ cmd, args, cwd, input, ok = [0] }) {
-  const [file, argv] = TIME ? [TIME, ['-f', '\n%U %S %M', cmd, ...args]] : [cmd, args]
-  const start = process.hrtime.bigint()
-  const result = spawnSync(file, argv, { cwd, input, stdio: ['pipe', 'ignore', 'pipe'], env: ENV, maxBuffer: 1 << 26 })
-  const wall = Number(process.hrtime.bigint() - start) / 1e6
-  if (!ok.includes(result.status)) throw new Error(`${cmd} ${args.join(' ')} exited ${result.status} in ${cwd}:\n${result.stderr}`)
-  const last = String(result.stderr).trim().split('\n').at(-1) ?? ''
-  const [user, sys, rss] = TIME ? last.split(' ').map(Number) : [Number.NaN, Number.NaN, Number.NaN]
-  return { wall, cpu: (user + sys) * 1000, rssMiB: rss / 1024 }
-}
-
-const median = (xs) => {
-  const s = xs.toSorted((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-}
-
-/** Interleaved rounds of every contender; the first round warms caches and is discarded. */
-function measure(contenders, rounds) {
-  const samples = new Map(contenders.map((c) => [c.name, []]))
-  for (let round = 0; round <= rounds; round++) {
-    for (const contender of contenders) {
-      const sample = run(contender)
-      if (round > 0) samples.get(contender.name).push(sample)
-    }
-  }
-  const stats = new Map()
-  for (const [name, xs] of samples) {
-    const walls = xs.map((x) => x.wall)
-    stats.set(name, {
-      wall: median(walls),
-      min: Math.min(...walls),
-      max: Math.max(...walls),
-      cpu: median(xs.map((x) => x.cpu)),
-      rssMiB: Math.max(...xs.map((x) => x.rssMiB)),
-    })
-  }
-  return stats
-}
-
-const ms = (x) => (Number.isNaN(x) ? '-' : `${x.toFixed(0)} ms`)
-const ratio = (a, b) => `${(a / b).toFixed(2)}×`
-
-function table(headers, rows) {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
-  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`
-  return [line(headers), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n')
-}
-
-function machine() {
-  const cpu = cpus()
-  return `${process.platform} ${process.arch}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / GIB).toFixed(0)} GiB, node ${process.version}, load ${loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ')}`
 }
 
 if (values.build) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
