@@ -24,13 +24,13 @@ export function installCacheDir(name: string, packageRoot: string = PACKAGE_ROOT
 }
 
 /**
- * `<installCacheDir(name)>/<leaf>`, made if missing (0700), for what verify runs as code from there (compiled code,
+ * `<installCacheDir(name)>/<leaf>`, made if missing (0700) unless `create` is false, for what verify runs as code from there (compiled code,
  * config transforms); null when it cannot be made, or when a folder on the way is a symlink, is another user's, or is
  * writable by others. Writable by its group, it is used only when that group can write verify's own folder as well
  * (under a umask of 002, another tool's `.cache` and npm's install of verify both are). `.cache` itself must sit in a
  * real node_modules folder.
  */
-export function privateCacheFolder(name: string, leaf: string, packageRoot: string = PACKAGE_ROOT): string | null {
+export function privateCacheFolder(name: string, leaf: string, packageRoot: string = PACKAGE_ROOT, { create = true }: { create?: boolean } = {}): string | null {
   const uid = process.getuid?.()
   if (uid === undefined) return null
   const own = installCacheDir(name, packageRoot)
@@ -40,7 +40,7 @@ export function privateCacheFolder(name: string, leaf: string, packageRoot: stri
     if (!lstatSync(dirname(cache)).isDirectory()) return null
     const code = statSync(packageRoot)
     const codeGroup = (code.mode & 0o020) !== 0 ? code.gid : null
-    mkdirSync(folder, { recursive: true, mode: 0o700 })
+    if (create) mkdirSync(folder, { recursive: true, mode: 0o700 })
     for (const dir of [cache, join(cache, 'verify-protocol'), own, folder]) {
       const info = lstatSync(dir)
       if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o002) !== 0) return null

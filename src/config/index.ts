@@ -23,6 +23,11 @@ export interface LoadOptions {
   overrides?: ProtocolOverrides
   /** The environment: `VERIFY_ENV` / `CI` / `NODE_ENV` pick `$env` overrides; presets read it. Default process.env. */
   env?: Environment
+  /**
+   * false: the config's transforms kept from earlier loads are used, but none is written (a watching test runner runs
+   * again at a change under its roots, node_modules included, where they are kept). Default true.
+   */
+  writeCaches?: boolean
 }
 
 /** A layer as `verify list` shows it. */
@@ -72,7 +77,7 @@ export async function loadConfigLayers(options: LoadOptions = {}): Promise<Loade
   const progress = { file: 'the config' }
   // Validation runs under the guard too: a config object's getters are the config's code.
   return guardLoading({ timeoutMs, current: () => progress.file }, async () => {
-    const { layers, rootFile, rootDir, alongside } = await loadLayers(discoverConfig(options), env, progress)
+    const { layers, rootFile, rootDir, alongside } = await loadLayers(discoverConfig(options), env, progress, options.writeCaches ?? true)
     const shown = relative(process.cwd(), rootFile) || rootFile
     return {
       merged: mergeLayers(layers),

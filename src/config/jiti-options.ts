@@ -9,7 +9,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { installCacheDir, privateCacheFolder, TOOL } from '../version.js'
+import { installCacheDir, PACKAGE_ROOT, privateCacheFolder, TOOL } from '../version.js'
 import { transformStore, type TransformOptions, type TransformStore } from './transform-store.js'
 import { resolvePackage } from './locate.js'
 
@@ -102,9 +102,13 @@ export function configTransform(store: TransformStore | null): Transform {
  * Where a load keeps config transforms by their content: verify's own cache folder, unless jiti's cache is off
  * (`transformCacheDir` gives false); null when that folder cannot be used safely.
  */
-export function configTransformStore(rootDir: string, env: Readonly<Record<string, string | undefined>>): TransformStore | null {
+export function configTransformStore(
+  rootDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+  { write = true }: { write?: boolean } = {},
+): TransformStore | null {
   if (transformCacheDir(rootDir, env) === false) return null
-  const folder = privateCacheFolder('transforms', 'jiti')
+  const folder = privateCacheFolder('transforms', 'jiti', PACKAGE_ROOT, { create: write })
   if (folder === null) return null
   try {
     jitiVersion ??= (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('jiti/package.json'), 'utf8')) as { version: string }).version
@@ -112,7 +116,7 @@ export function configTransformStore(rootDir: string, env: Readonly<Record<strin
     return null // a jiti this package cannot resolve: babel would not load either, and jiti says so
   }
   const rebuild = env.JITI_REBUILD_FS_CACHE
-  return transformStore(folder, `jiti ${jitiVersion}`, { rebuild: rebuild !== undefined && !['', '0', 'false'].includes(rebuild.toLowerCase()) })
+  return transformStore(folder, `jiti ${jitiVersion}`, { rebuild: rebuild !== undefined && !['', '0', 'false'].includes(rebuild.toLowerCase()), readOnly: !write })
 }
 
 let jitiVersion: string | undefined

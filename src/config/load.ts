@@ -37,7 +37,7 @@ export function envName(env: Environment): string | false {
   return env.NODE_ENV || false
 }
 
-function c12Options(env: Environment, context: PresetContext): LoadConfigOptions<Record<string, unknown>> {
+function c12Options(env: Environment, context: PresetContext, writeCaches: boolean): LoadConfigOptions<Record<string, unknown>> {
   return {
     name: 'verify',
     globalRc: false,
@@ -52,32 +52,34 @@ function c12Options(env: Environment, context: PresetContext): LoadConfigOptions
     // The transform of each file is cached (content-keyed); the module is evaluated afresh on every load, never taken
     // from a module cache: a config may read the environment or other files, and a stale protocol would approve.
     jitiOptions: {
-      fsCache: transformCacheDir(context.rootDir, env),
+      // jiti's own cache is written at every load of a file it has not seen at that path: off when nothing may be written.
+      fsCache: writeCaches && transformCacheDir(context.rootDir, env),
       moduleCache: false,
       alias: selfAlias(context.rootDir),
-      transform: configTransform(configTransformStore(context.rootDir, env)) as NonNullable<NonNullable<LoadConfigOptions['jitiOptions']>['transform']>,
+      transform: configTransform(configTransformStore(context.rootDir, env, { write: writeCaches })) as NonNullable<NonNullable<LoadConfigOptions['jitiOptions']>['transform']>,
     },
   }
 }
 
 /**
  * Loads the config discovery found and every layer under it. `progress.file` names the file being loaded, for the
- * message when loading ends the wrong way (the time limit, process.exit, a stray throw: guard.ts).
+ * message when loading ends the wrong way (the time limit, process.exit, a stray throw: guard.ts). With `writeCaches`
+ * false, transforms are read from verify's store but nothing is written (LoadOptions.writeCaches).
  */
-export async function loadLayers(discovery: Discovery, env: Environment, progress: { file: string }): Promise<LoadedFiles> {
+export async function loadLayers(discovery: Discovery, env: Environment, progress: { file: string }, writeCaches = true): Promise<LoadedFiles> {
   try {
-    return await loadEveryLayer(discovery, env, progress)
+    return await loadEveryLayer(discovery, env, progress, writeCaches)
   } finally {
     releaseTransform()
   }
 }
 
-async function loadEveryLayer(discovery: Discovery, env: Environment, progress: { file: string }): Promise<LoadedFiles> {
+async function loadEveryLayer(discovery: Discovery, env: Environment, progress: { file: string }, writeCaches: boolean): Promise<LoadedFiles> {
   const { cwd, configFile, baseDir, discovered } = discovery
   // Presets see the folder of the config: discovery finds it in `cwd` (c12 does not search upwards).
   const context: PresetContext = { rootDir: baseDir, ...(configFile ? { configFile } : {}), env }
   const { loadConfig } = await import('c12')
-  const base = c12Options(env, context)
+  const base = c12Options(env, context, writeCaches)
   const rootOptions: LoadConfigOptions<Record<string, unknown>> = {
     ...base,
     cwd: baseDir,

@@ -30,8 +30,11 @@ export interface TransformStore {
   put(options: TransformOptions, code: string): void
 }
 
-/** A store in `folder` for the transforms of `transformer` (its name and version: another version transforms anew). */
-export function transformStore(folder: string, transformer: string, mode: { rebuild?: boolean } = {}): TransformStore {
+/**
+ * A store in `folder` for the transforms of `transformer` (its name and version: another version transforms anew).
+ * `readOnly`: what is kept is served, nothing is written.
+ */
+export function transformStore(folder: string, transformer: string, mode: { rebuild?: boolean; readOnly?: boolean } = {}): TransformStore {
   const fileOf = (options: TransformOptions): string | null => {
     const key = keyOf(options, transformer)
     return key === null ? null : join(folder, `${key}.js`)
@@ -48,7 +51,7 @@ export function transformStore(folder: string, transformer: string, mode: { rebu
       }
     },
     put(options, code) {
-      const file = fileOf(options)
+      const file = mode.readOnly ? null : fileOf(options)
       if (file === null || mapsSource(options) || dependsOnPlace(code, options.filename)) return
       // Written aside and renamed: a load meanwhile reads the old file or the new, never half of one.
       const temporary = `${file}.${process.pid}.tmp`

@@ -25,6 +25,8 @@ export interface EvidenceSessionOptions {
   /** `--protocol-from <ref>`: the protocol as a trusted git ref defines it, not as the working tree does. */
   protocolFrom?: string | undefined
   overrides?: ProtocolOverrides
+  /** false: nothing written to the caches as the config loads (LoadOptions.writeCaches). */
+  writeCaches?: boolean
 }
 
 export interface EvidenceSession {
@@ -45,6 +47,7 @@ export async function openEvidenceSession(options: EvidenceSessionOptions): Prom
     ...(options.protocol ? { protocol: options.protocol } : {}),
     overrides: options.overrides ?? {},
     ...(options.configEnv ? { env: options.configEnv } : {}),
+    ...(options.writeCaches === false ? { writeCaches: false } : {}),
   }
   const loaded = options.protocolFrom === undefined ? await loadVerifyConfig(load) : await loadProtocolFromRef(options.protocolFrom, load)
   // `--evidence out/` names a folder: the file goes into it under the default name, never as a file named `out`.

@@ -129,8 +129,11 @@ export class TestRunRecording {
     private readonly startedAt: Date,
   ) {}
 
-  /** Loads the protocol and takes the workspace fingerprint now, as the run starts. */
-  static async begin(root: string, options: TestEvidenceOptions, env: Environment): Promise<TestRunRecording> {
+  /**
+   * Loads the protocol and takes the workspace fingerprint now, as the run starts. `writeCaches` false: the config's
+   * load writes nothing under the project (a watching runner would run again).
+   */
+  static async begin(root: string, options: TestEvidenceOptions, env: Environment, { writeCaches = true } = {}): Promise<TestRunRecording> {
     const startedAt = new Date()
     const session = await openEvidenceSession({
       cwd: root,
@@ -139,6 +142,7 @@ export class TestRunRecording {
       configFile: options.config,
       evidence: options.evidence,
       protocol: options.protocol,
+      writeCaches,
     })
     const check = testCheckOf(session, options.check)
     const { rootDir } = session.loaded.protocol

@@ -1,7 +1,7 @@
 // Config transforms kept by their content (src/config/transform-store.ts): the same source at another path loads
 // without babel; what depends on the file's place, a damaged file and options that are no plain data are never served.
 import { createHash, randomUUID } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -106,6 +106,39 @@ describe('config loads through the store', () => {
     } finally {
       rmSync(path, { force: true })
     }
+  })
+
+  it('writeCaches false (a watching Jest): a kept transform is served, nothing is written, in the store or the project', async () => {
+    const marker = `watched-${randomUUID()}`
+    const source = `export default { checks: { first: 'echo ${marker}' as string } }\n`
+    const files = { 'verify.config.ts': source, 'node_modules/.keep': '' }
+    const watched = project('watched', files)
+    expect(ids(await load({ cwd: watched, writeCaches: false }))).toEqual(['first'])
+    expect(keptWith(marker)).toEqual([])
+    // jiti's own cache goes in the project's node_modules, which Jest watches in watch mode.
+    expect(readdirSync(join(watched, 'node_modules'))).toEqual(['.keep'])
+
+    expect(ids(await load({ cwd: project('kept', files) }))).toEqual(['first'])
+    const path = join(kept(), keptWith(marker)[0] as string)
+    const code = readFileSync(path, 'utf8').split('\n').slice(1).join('\n').replace('first:', 'served:')
+    writeFileSync(path, `${createHash('sha256').update(code).digest('hex')}\n${code}`)
+    try {
+      const again = project('watched-again', files)
+      expect(ids(await load({ cwd: again, writeCaches: false }))).toEqual(['served'])
+      expect(readdirSync(join(again, 'node_modules'))).toEqual(['.keep'])
+    } finally {
+      rmSync(path, { force: true })
+    }
+  })
+
+  it('a store that writes nothing makes no folder for itself either', () => {
+    const root = mkdtempSync(join(scratch, 'package-'))
+    mkdirSync(join(root, 'node_modules'))
+    expect(privateCacheFolder('transforms', 'jiti', root, { create: false })).toBeNull()
+    expect(readdirSync(join(root, 'node_modules'))).toEqual([])
+    const made = privateCacheFolder('transforms', 'jiti', root)
+    expect(made).toBe(join(root, 'node_modules', '.cache', 'verify-protocol', 'transforms', 'jiti'))
+    expect(privateCacheFolder('transforms', 'jiti', root, { create: false })).toBe(made)
   })
 
   it('keeps nothing for a config that names its own place, or when JITI_FS_CACHE turns caching off', async () => {

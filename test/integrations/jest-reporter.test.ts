@@ -2,8 +2,8 @@
 // reporter, which records the test check's evidence; filtered and focused runs do not count. The fixture's tests are
 // plain CommonJS, so its Jest config sets `transform: {}`: each project is new to Jest's transform cache, and babel-jest
 // cost every run about 0.5 s of CPU (1.42 s -> 0.89 s a run) for nothing the reporter sees.
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import { cleanup, sleep } from '../helpers/cli.js'
 import { checkLine, removeProjects, type Project } from '../helpers/project.js'
@@ -20,6 +20,14 @@ afterAll(removeProjects)
 /** How many runs a watching Jest's output shows; how many of them found no test related to a change. */
 const runs = (output: string) => output.match(/^Ran all test suites\.$/gm)?.length ?? 0
 const none = (output: string) => output.match(/No tests found related to files changed since last commit/g)?.length ?? 0
+
+/** The files and folders under `dir` (not .git, no link followed) changed since `since`: what a watcher would see. */
+function writtenSince(dir: string, since: number): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .map((entry) => join(entry.parentPath, entry.name))
+    .filter((path) => !relative(dir, path).split(sep).includes('.git') && lstatSync(path).mtimeMs >= since)
+    .map((path) => relative(dir, path))
+}
 
 const jest = (dir: string, args: readonly string[], env: Record<string, string | undefined> = {}) =>
   runTool(JEST_BIN, ['--ci', ...args], dir, { env, timeoutMs: 90_000 })
@@ -171,6 +179,8 @@ describe('the Jest reporter', () => {
     { timeout: 90_000 },
     async () => {
       const p = runnerProject('jest-reporter', { git: true })
+      await sleep(20)
+      const since = Date.now()
       // --watch with nothing changed since the last commit: a run of no test, which named no project either.
       const changed = startTool(JEST_BIN, ['--watch'], p.dir, { timeoutMs: 60_000 })
       try {
@@ -178,6 +188,9 @@ describe('the Jest reporter', () => {
         await sleep(3000)
         expect(none(changed.output()), changed.output()).toBe(1)
         expect(existsSync(p.evidencePath)).toBe(false)
+        // Nor anything else under Jest's roots, node_modules included (watched in watch mode): the config's transform
+        // kept there as it loaded made a busy machine's Jest run again.
+        expect(writtenSince(p.dir, since)).toEqual([])
       } finally {
         changed.stop()
       }
@@ -194,6 +207,7 @@ describe('the Jest reporter', () => {
         )
         expect(watched.output()).toContain('"watchPathIgnorePatterns": ["<rootDir>/\\\\.verify/"]')
         expect(existsSync(p.evidencePath)).toBe(false)
+        expect(writtenSince(p.dir, since)).toEqual([])
       } finally {
         watched.stop()
       }

@@ -212,8 +212,10 @@ export default class JestVerifyReporter {
     if (process.env.VERIFY_CHECK_ID) return
     try {
       this.recorder = await loadRecorder()
-      // Taken now, before any test runs: the evidence is bound to the code the run started on.
-      this.recording = this.recorder.TestRunRecording.begin(this.globalConfig.rootDir, this.options, shellEnvironment())
+      // Taken now, before any test runs: the evidence is bound to the code the run started on. A watching Jest runs
+      // again at a change of any file under its roots, node_modules included: the load writes no cache there.
+      const watching = Boolean(this.globalConfig.watch || this.globalConfig.watchAll)
+      this.recording = this.recorder.TestRunRecording.begin(this.globalConfig.rootDir, this.options, shellEnvironment(), { writeCaches: !watching })
       await this.recording
     } catch (error) {
       this.fail(error)
