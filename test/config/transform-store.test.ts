@@ -113,6 +113,8 @@ describe('config loads through the store', () => {
     const source = `export default { checks: { first: 'echo ${marker}' as string } }\n`
     const files = { 'verify.config.ts': source, 'node_modules/.keep': '' }
     const watched = project('watched', files)
+    // The store's folder exists (a store without one writes nothing anyway).
+    expect(kept()).toBeTypeOf('string')
     expect(ids(await load({ cwd: watched, writeCaches: false }))).toEqual(['first'])
     expect(keptWith(marker)).toEqual([])
     // jiti's own cache goes in the project's node_modules, which Jest watches in watch mode.
