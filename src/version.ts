@@ -30,7 +30,12 @@ export function installCacheDir(name: string, packageRoot: string = PACKAGE_ROOT
  * (under a umask of 002, another tool's `.cache` and npm's install of verify both are). `.cache` itself must sit in a
  * real node_modules folder.
  */
-export function privateCacheFolder(name: string, leaf: string, packageRoot: string = PACKAGE_ROOT, { create = true }: { create?: boolean } = {}): string | null {
+export function privateCacheFolder(
+  name: string,
+  leaf: string,
+  packageRoot: string = PACKAGE_ROOT,
+  { create = true }: { create?: boolean } = {},
+): string | null {
   const uid = process.getuid?.()
   if (uid === undefined) return null
   const own = installCacheDir(name, packageRoot)

@@ -116,7 +116,10 @@ export function configTransformStore(
     return null // a jiti this package cannot resolve: babel would not load either, and jiti says so
   }
   const rebuild = env.JITI_REBUILD_FS_CACHE
-  return transformStore(folder, `jiti ${jitiVersion}`, { rebuild: rebuild !== undefined && !['', '0', 'false'].includes(rebuild.toLowerCase()), readOnly: !write })
+  return transformStore(folder, `jiti ${jitiVersion}`, {
+    rebuild: rebuild !== undefined && !['', '0', 'false'].includes(rebuild.toLowerCase()),
+    readOnly: !write,
+  })
 }
 
 let jitiVersion: string | undefined

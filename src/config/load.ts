@@ -56,7 +56,9 @@ function c12Options(env: Environment, context: PresetContext, writeCaches: boole
       fsCache: writeCaches && transformCacheDir(context.rootDir, env),
       moduleCache: false,
       alias: selfAlias(context.rootDir),
-      transform: configTransform(configTransformStore(context.rootDir, env, { write: writeCaches })) as NonNullable<NonNullable<LoadConfigOptions['jitiOptions']>['transform']>,
+      transform: configTransform(configTransformStore(context.rootDir, env, { write: writeCaches })) as NonNullable<
+        NonNullable<LoadConfigOptions['jitiOptions']>['transform']
+      >,
     },
   }
 }
