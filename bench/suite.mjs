@@ -133,6 +133,10 @@ if (!values) {
     console.log(table(['suite', 'commit', 'tests', 'wall (min–max)', 'CPU', 'peak RSS'], rows))
     console.log(`\nwall, now / baseline: ${wallRatio.toFixed(2)} (round by round: ${perRound}); goal ≤ ${GOAL}: ${wallRatio <= GOAL ? 'met' : 'MISSED'}`)
     if (TIME) console.log(`CPU, now / baseline: ${(now.cpu / base.cpu).toFixed(2)}`)
+  } catch (error) {
+    // A clone, an install or a suite that failed: what it printed last, no stack of this script's.
+    console.error(`bench/suite: no figures: ${error instanceof Error ? error.message : String(error)}`)
+    process.exitCode = 1
   } finally {
     if (values.keep) console.error(`bench/suite: kept ${work}`)
     else rmSync(work, { recursive: true, force: true })
